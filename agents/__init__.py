@@ -1,0 +1,40 @@
+"""Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
+
+`make_agent("random" | "greedy" | "ppo:PATH", game, config)` builds one by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fruit_envs.core.spec import Config, GameSpec, get_spec
+
+from agents.base import Agent
+from agents.random import RandomAgent
+
+AGENT_NAMES = ("random", "greedy", "ppo:PATH")
+
+
+def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
+    """An agent by name for a game; a bad name or a missing file is a clear `ValueError`."""
+    spec = get_spec(game)
+    config = config if config is not None else spec.make_config()
+    if not isinstance(name, str):
+        raise ValueError(f"agent name must be a string, one of {list(AGENT_NAMES)}; got {name!r}")
+    if name == "random":
+        return RandomAgent()
+    if name == "greedy":
+        from agents.greedy import make_greedy
+
+        return make_greedy(spec, config)
+    if name.startswith("ppo:"):
+        path = Path(name[4:])
+        if not path.is_file():
+            raise ValueError(f"no PPO model at {str(path)!r} (from agent name {name!r})")
+        from agents.ppo import PPOAgent
+
+        return PPOAgent(path, spec, config)
+    raise ValueError(f"unknown agent {name!r}; known agents are {list(AGENT_NAMES)}")
+
+
+__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "make_agent"]

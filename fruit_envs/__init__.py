@@ -1,0 +1,49 @@
+"""fruit_envs: reinforcement-learning environments for four fruit tabletop games.
+
+    import gymnasium, fruit_envs
+    env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, opponent="greedy")
+    from fruit_envs import cherry_picking_v0
+    aec = cherry_picking_v0.env(num_players=3)
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+from fruit_envs import games  # noqa: F401  (registers every game)
+from fruit_envs.core import IllegalActionError, get_spec, registered_games
+from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
+
+__version__ = "0.1.0"
+
+
+def register_envs() -> None:
+    """Register every game with Gymnasium as `fruit_envs/<Name>-v<version>` (idempotent)."""
+    for spec in registered_games():
+        if spec.gym_id not in gymnasium.registry:
+            gymnasium.register(
+                id=spec.gym_id,
+                entry_point="fruit_envs.core.gym_env:FruitEnv",
+                vector_entry_point="fruit_envs.core.gym_env:vector_entry_point",
+                kwargs={"game": spec.id},
+                disable_env_checker=False,
+            )
+
+
+register_envs()
+
+from fruit_envs import cherry_picking_v0  # noqa: E402
+
+# PettingZoo-style registry: name -> module with env(), raw_env() (and parallel_env()).
+all_environments = {"fruit/cherry_picking_v0": cherry_picking_v0}
+
+__all__ = [
+    "FruitEnv",
+    "FruitVectorEnv",
+    "IllegalActionError",
+    "all_environments",
+    "cherry_picking_v0",
+    "get_spec",
+    "register_envs",
+    "registered_games",
+]

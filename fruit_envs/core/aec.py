@@ -1,0 +1,287 @@
+"""PettingZoo AEC and parallel environments over any game's rules (a batch of one game)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from fruit_envs.core import rng as frng
+from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core.spec import GameSpec, get_spec
+
+RENDER_MODES = ("ansi", "human")
+
+
+def _observation_space(spec: GameSpec, config) -> gymnasium.spaces.Dict:
+    rules = spec.rules
+    return gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(
+                low=0.0, high=rules.OBSERVATION_HIGH, shape=spec.observation_shape(config), dtype=spec.observation_dtype
+            ),
+            "action_mask": gymnasium.spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
+        }
+    )
+
+
+def _check_render_mode(render_mode):
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+
+
+def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, phase: str, player: str) -> int:
+    """The action as an int, or `IllegalActionError` if it is not an integer action id."""
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(
+            action, np.flatnonzero(legal), phase, player=player, game=spec.name,
+            reason=f"actions are integers 0..{spec.num_actions - 1}",
+        )
+    return int(action)
+
+
+class _SingleGame:
+    """What the AEC and parallel envs share: one game's state, seeding, spaces and rendering."""
+
+    def _setup(self, game, num_players, render_mode, options):
+        self.spec = get_spec(game)
+        self.config = self.spec.make_config(num_players, **options)
+        _check_render_mode(render_mode)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{k}" for k in range(self.config.num_players)]
+        self.agents = []
+        self._obs_space = _observation_space(self.spec, self.config)
+        self._act_space = gymnasium.spaces.Discrete(self.spec.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
+        self._seed_rng = np.random.default_rng()
+        self._state = None
+
+    @property
+    def rules(self):
+        """The game's rules module (pure functions over batched states)."""
+        return self.spec.rules
+
+    @property
+    def state(self):
+        """The current batch-of-1 state; its arrays are read-only."""
+        return self._state
+
+    def _set_state(self, state) -> None:
+        for array in state.arrays().values():
+            array.setflags(write=False)
+        self._state = state
+
+    def _new_game(self, seed):
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        key = frng.keys_from_seed(int(self._seed_rng.integers(0, 2**63)), 1)
+        self._set_state(self.rules.init(self.config, key))
+
+    def load_state(self, state) -> None:
+        """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`)."""
+        if state.batch_size != 1 or state.GAME != self.spec.id or state.config != self.config:
+            raise ValueError(f"expected a batch-of-1 {self.spec.id} state with config {self.config}")
+        self._set_state(state.copy())
+        self._after_load()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _obs(self, seat: int, mask: np.ndarray) -> dict:
+        return {
+            "observation": self.rules.observe(self._state, seat)[0],
+            "action_mask": mask.astype(np.int8),
+        }
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self._state is None:
+            return None
+        text = self.rules.render(self._state, 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+
+class FruitAECEnv(_SingleGame, AECEnv):
+    """PettingZoo AEC env of one game; illegal actions raise `IllegalActionError` and change nothing."""
+
+    def __init__(self, game, num_players=None, render_mode=None, **options):
+        super().__init__()
+        self._setup(game, num_players, render_mode, options)
+        self.metadata = {
+            "name": self.spec.pettingzoo_name,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": False,
+        }
+
+    def reset(self, seed=None, options=None):
+        self._new_game(seed)
+        self._after_load()
+
+    def _after_load(self):
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        done = bool(self._state.done[0])
+        self.terminations = dict.fromkeys(self.agents, done and not bool(self._state.truncated[0]))
+        self.truncations = dict.fromkeys(self.agents, bool(self._state.truncated[0]))
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[int(self._state.to_move[0])]
+
+    def observe(self, agent):
+        seat = self.possible_agents.index(agent)
+        return self._obs(seat, self.rules.legal_mask(self._state, seat)[0])
+
+    def action_mask(self, agent=None) -> np.ndarray:
+        agent = self.agent_selection if agent is None else agent
+        return self.rules.legal_mask(self._state, self.possible_agents.index(agent))[0].astype(np.int8)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.possible_agents.index(agent)
+        mask = self.rules.legal_mask(self._state, seat)[0]
+        a = _as_action(action, self.spec, mask, _phase(self), agent)
+        if not (0 <= a < self.spec.num_actions and mask[a]):
+            raise IllegalActionError(
+                action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name
+            )
+        self._cumulative_rewards[agent] = 0.0
+        state, rewards = self.rules.step(self._state, np.array([a]))
+        self._set_state(state)
+        self.rewards = {name: float(rewards[0, k]) for k, name in enumerate(self.possible_agents)}
+        if state.done[0]:
+            trunc = bool(state.truncated[0])
+            self.terminations = dict.fromkeys(self.agents, not trunc)
+            self.truncations = dict.fromkeys(self.agents, trunc)
+        self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+
+def _phase(env) -> str:
+    names = getattr(env.rules, "PHASE_NAMES", None)
+    phase = getattr(env.state, "phase", None)
+    return "play" if names is None or phase is None else names[int(phase[0])]
+
+
+def make_aec_env(game, illegal_reward: float = -1.0, **kwargs):
+    """`raw_env` wrapped like PettingZoo classic: an illegal move loses, ends the game, logs a warning."""
+    env = FruitAECEnv(game, **kwargs)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class FruitParallelEnv(_SingleGame, ParallelEnv):
+    """PettingZoo parallel env for games with simultaneous decisions.
+
+    Every live agent sends an action each step. Agents with a decision pending choose from their
+    mask; the others have only the game's wait action. An illegal action follows PettingZoo classic:
+    the offender gets `illegal_reward`, the others 0, the game ends and a warning is logged.
+    """
+
+    def __init__(self, game, num_players=None, render_mode=None, illegal_reward: float = -1.0, **options):
+        super().__init__()
+        self._setup(game, num_players, render_mode, options)
+        if not self.spec.simultaneous or self.spec.wait_action is None:
+            raise ValueError(f"{self.spec.name} has no simultaneous decisions; use the AEC env")
+        self.illegal_reward = float(illegal_reward)
+        self.metadata = {
+            "name": self.spec.pettingzoo_name,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": True,
+        }
+
+    def reset(self, seed=None, options=None):
+        self._new_game(seed)
+        return self._after_load()
+
+    def _after_load(self):
+        self.agents = self.possible_agents[:]
+        return self._observations(), {a: {} for a in self.agents}
+
+    def _masks(self) -> dict[str, np.ndarray]:
+        acting = self.rules.acting(self._state)[0]
+        masks = {}
+        for k, agent in enumerate(self.possible_agents):
+            if acting[k]:
+                masks[agent] = self.rules.legal_mask(self._state, k)[0]
+            else:
+                masks[agent] = np.zeros(self.spec.num_actions, dtype=bool)
+                masks[agent][self.spec.wait_action] = True
+        return masks
+
+    def _observations(self):
+        masks = self._masks()
+        return {a: self._obs(k, masks[a]) for k, a in enumerate(self.possible_agents) if a in self.agents}
+
+    def step(self, actions: dict):
+        if not self.agents:
+            raise RuntimeError("the game is over; call reset()")
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"actions missing for {missing}; every live agent must act (waiting agents send the wait action {self.spec.wait_action})")
+        masks = self._masks()
+        illegal = []
+        for agent in self.agents:
+            try:
+                a = _as_action(actions[agent], self.spec, masks[agent], _phase(self), agent)
+            except IllegalActionError:
+                illegal.append(agent)
+                continue
+            if not (0 <= a < self.spec.num_actions and masks[agent][a]):
+                illegal.append(agent)
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if illegal:
+            EnvLogger.warn_on_illegal_move()
+            for agent in illegal:
+                rewards[agent] = self.illegal_reward
+            terms = dict.fromkeys(self.agents, True)
+            truncs = dict.fromkeys(self.agents, False)
+            infos = {a: {"illegal_action": a in illegal} for a in self.agents}
+            obs = self._observations()
+            self.agents = []
+            return obs, rewards, terms, truncs, infos
+        acting = self.rules.acting(self._state)[0]
+        state, applied = self._state, set()
+        while not state.done[0]:
+            seat = int(state.to_move[0])
+            if not acting[seat] or seat in applied:
+                break
+            state, r = self.rules.step(state, np.array([int(actions[self.possible_agents[seat]])]))
+            applied.add(seat)
+            for k, agent in enumerate(self.possible_agents):
+                rewards[agent] += float(r[0, k])
+        self._set_state(state)
+        done, trunc = bool(state.done[0]), bool(state.truncated[0])
+        terms = dict.fromkeys(self.agents, done and not trunc)
+        truncs = dict.fromkeys(self.agents, trunc)
+        obs = self._observations()
+        infos = {a: {} for a in self.agents}
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terms, truncs, infos
+

@@ -1,0 +1,259 @@
+"""A batch of games in which one seat per game learns and every other seat is played inside `step`.
+
+Shared by the Gymnasium single-agent env (a batch of 1), the Gymnasium vector env and the SB3
+VecEnv, so the three behave identically. Opponents move in batch: a fixed loop over "someone other
+than the learner is to move", each pass one numpy step for every game that needs it, never a loop
+over games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from fruit_envs.core import rng as frng
+from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core.spec import Config, GameSpec
+
+
+class Policy(Protocol):
+    """What an opponent must provide: batched `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`."""
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+
+OpponentArg = str | Policy | Callable | Sequence
+
+
+def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
+    """A policy object from a name ("random", "greedy", "ppo:PATH"), an agent, or a callable."""
+    if isinstance(opponent, str):
+        from agents import make_agent  # agents build on fruit_envs; import only when named
+
+        return make_agent(opponent, spec, config)
+    if hasattr(opponent, "act"):
+        return opponent
+    if callable(opponent):
+        return _CallablePolicy(opponent)
+    raise ValueError(
+        f"opponent must be 'random', 'greedy', 'ppo:PATH', an object with act(obs, mask, rng), "
+        f"or a callable (obs, mask, rng) -> actions; got {opponent!r}"
+    )
+
+
+class _CallablePolicy:
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def act(self, obs, mask, rng):
+        return self.fn(obs, mask, rng)
+
+
+class LearnerBatch:
+    """`num_envs` games of one config; the learner's seat acts through `step`, opponents inside it."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        config: Config,
+        num_envs: int,
+        opponent: OpponentArg = "random",
+        seat: int | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        autoreset: bool = True,
+    ):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < config.num_players
+        ):
+            raise ValueError(
+                f"seat must be None (random each game) or an int in 0..{config.num_players - 1}, got {seat!r}"
+            )
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.spec, self.config, self.rules = spec, config, spec.rules
+        self.num_envs = int(num_envs)
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.autoreset = autoreset
+        self.set_opponents(opponent)
+        self.state = None
+        self._rng = np.random.default_rng()
+        self._episode_keys = frng.keys_from_seed(None, self.num_envs)
+        n, p = self.num_envs, config.num_players
+        self.seats = np.zeros(n, dtype=np.int64)
+        self.opponent_of = np.zeros((n, p), dtype=np.int64)
+        self.pending_reward = np.zeros(n, dtype=np.float32)
+        self.episode_return = np.zeros(n, dtype=np.float64)
+        self.episode_length = np.zeros(n, dtype=np.int64)
+
+    # -- opponents -------------------------------------------------------------------------------
+
+    def set_opponents(self, opponent: OpponentArg, weights: Sequence[float] | None = None) -> None:
+        """Opponents for games started from now on: one policy, or a pool sampled per game and seat."""
+        if isinstance(opponent, (list, tuple)):
+            if not opponent:
+                raise ValueError("opponent pool is empty")
+            pool = [resolve_policy(self.spec, self.config, o) for o in opponent]
+        else:
+            pool = [resolve_policy(self.spec, self.config, opponent)]
+        if weights is not None:
+            w = np.asarray(weights, dtype=np.float64)
+            if w.shape != (len(pool),) or (w < 0).any() or w.sum() <= 0:
+                raise ValueError(f"weights must be {len(pool)} non-negative numbers with a positive sum")
+            weights = w / w.sum()
+        self.opponents, self.opponent_weights = pool, weights
+
+    # -- episode control -------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._episode_keys = frng.keys_from_seed(seed, self.num_envs)
+        elif self.state is None:
+            self._rng = np.random.default_rng()
+        self.pending_reward[:] = 0
+        self.state = None
+        self._start_games(np.arange(self.num_envs))
+        self._play_opponents()
+        return self.observe(), self.action_masks()
+
+    def _start_games(self, games: np.ndarray) -> None:
+        self._episode_keys[games], keys = frng.split(self._episode_keys[games])
+        fresh = self.rules.init(self.config, keys)
+        if self.state is None:
+            self.state = fresh
+        else:
+            self.state.put(games, fresh)
+        p = self.config.num_players
+        if self.fixed_seat is None:
+            self.seats[games] = self._rng.integers(0, p, size=len(games))
+        else:
+            self.seats[games] = self.fixed_seat
+        self.opponent_of[games] = self._rng.choice(
+            len(self.opponents), size=(len(games), p), p=self.opponent_weights
+        )
+        self.episode_return[games] = 0
+        self.episode_length[games] = 0
+
+    def observe(self) -> np.ndarray:
+        return self.rules.observe(self.state, self.seats)
+
+    def action_masks(self) -> np.ndarray:
+        """`(N, A)` bool: legal actions of the learner in the observation just returned."""
+        return self.rules.legal_mask(self.state, self.seats)
+
+    def _play_opponents(self) -> np.ndarray:
+        """Let opponents move until every game waits for its learner; returns learner rewards."""
+        gained = np.zeros(self.num_envs, dtype=np.float32)
+        rows = np.arange(self.num_envs)
+        limit = self.spec.max_game_length(self.config) + 1
+        for _ in range(limit):
+            need = ~self.state.done & (self.state.to_move != self.seats)
+            if not need.any():
+                return gained
+            movers = self.state.to_move.astype(np.int64)
+            obs = self.rules.observe(self.state, movers)
+            masks = self.rules.legal_mask(self.state)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            who = self.opponent_of[rows, movers]
+            for k, policy in enumerate(self.opponents):
+                sel = np.flatnonzero(need & (who == k))
+                if len(sel):
+                    chosen = np.asarray(policy.act(obs[sel], masks[sel], self._rng), dtype=np.int64)
+                    bad = ~masks[sel, chosen]
+                    if bad.any():
+                        i = np.flatnonzero(bad)[0]
+                        raise IllegalActionError(
+                            int(chosen[i]), np.flatnonzero(masks[sel[i]]), self._phase_name(sel[i]),
+                            player=f"opponent policy {policy!r}", game=self.spec.name,
+                        )
+                    actions[sel] = chosen
+            self.state, rewards = self.rules.step(self.state, actions, need)
+            gained += rewards[rows, self.seats]
+        raise RuntimeError("opponents kept moving beyond the declared maximum game length")
+
+    def step(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """Apply the learners' actions, play opponents, autoreset finished games (same step)."""
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.state.done.any():
+            raise RuntimeError("the episode is over; call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            try:
+                actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"expected {self.num_envs} integer actions in 0..{self.spec.num_actions - 1}, got {actions!r}"
+                ) from None
+        actions = actions.astype(np.int64)
+        n, rows = self.num_envs, np.arange(self.num_envs)
+        in_range = (actions >= 0) & (actions < self.spec.num_actions)
+        masks = self.action_masks()
+        legal = in_range & masks[rows, np.clip(actions, 0, self.spec.num_actions - 1)]
+        if not legal.all() and self.illegal_action == "raise":
+            g = np.flatnonzero(~legal)[0]
+            phase = self._phase_name(g)
+            raise IllegalActionError(
+                int(actions[g]), np.flatnonzero(masks[g]), phase, player=f"learner in env {g}", game=self.spec.name
+            )
+        reward = self.pending_reward.copy()
+        self.pending_reward[:] = 0
+        safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
+        self.state, rewards = self.rules.step(self.state, safe_actions, legal)
+        reward += rewards[rows, self.seats]
+        reward += self._play_opponents()
+        illegal = ~legal
+        reward[illegal] = self.illegal_reward
+        terminated = (self.state.done & ~self.state.truncated) | illegal
+        truncated = self.state.truncated & ~illegal
+        self.episode_length += 1
+        self.episode_return += reward
+        finished = terminated | truncated
+        out = {
+            "reward": reward,
+            "terminated": terminated,
+            "truncated": truncated,
+            "illegal": illegal,
+            "final_obs": None,
+            "episode_return": self.episode_return[finished].copy(),
+            "episode_length": self.episode_length[finished].copy(),
+            "final_scores": None,
+        }
+        if finished.any():
+            games = np.flatnonzero(finished)
+            out["final_obs"] = self.rules.observe(self.state.take(games), self.seats[games])
+            out["final_seats"] = self.seats[games].copy()
+            out["final_outcome"] = self._outcome(games, illegal[games])
+            if self.autoreset:
+                self._start_games(games)
+                self.pending_reward += self._play_opponents()
+            else:
+                self.state.done[games] = True
+        out["obs"] = self.observe()
+        out["mask"] = self.action_masks()
+        return out
+
+    def _outcome(self, games: np.ndarray, illegal: np.ndarray) -> np.ndarray:
+        """+1 win, 0 draw, -1 loss of each finished learner (an illegal move is a loss)."""
+        sub = self.state.take(games)
+        best = self.rules.winners(sub)
+        seat_best = best[np.arange(len(games)), self.seats[games]]
+        outcome = np.where(seat_best, 1, -1)
+        outcome[best.all(axis=1)] = 0
+        outcome[illegal] = -1
+        return outcome.astype(np.int8)
+
+    def _phase_name(self, g: int) -> str:
+        phase = getattr(self.state, "phase", None)
+        names = getattr(self.rules, "PHASE_NAMES", None)
+        if phase is None or names is None:
+            return "play"
+        return names[int(phase[g])]
+

@@ -1,0 +1,180 @@
+"""Gymnasium environments: one learner seat against opponents, single game or a batch of games."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from fruit_envs.core.engine import LearnerBatch, OpponentArg
+from fruit_envs.core.spec import get_spec
+
+
+def _spaces(spec, config):
+    obs = gymnasium.spaces.Box(
+        low=0.0, high=spec.rules.OBSERVATION_HIGH, shape=spec.observation_shape(config), dtype=spec.observation_dtype
+    )
+    return obs, gymnasium.spaces.Discrete(spec.num_actions)
+
+
+class FruitEnv(gymnasium.Env):
+    """One game seen by one learner seat; the other seats are played by `opponent` inside `step`.
+
+    `opponent`: "random", "greedy", "ppo:PATH", an agent with `act(obs, mask, rng)`, or a list of
+    these sampled per game and seat. `seat`: the learner's seat, or None for a random seat each game.
+    `illegal_action="lose"` ends the game as a loss (`illegal_reward`); "raise" raises
+    `IllegalActionError` and changes nothing. `action_masks()` serves sb3-contrib's MaskablePPO.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: str,
+        num_players: int | None = None,
+        opponent: OpponentArg = "random",
+        seat: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        **options,
+    ):
+        self.spec_ = get_spec(game)
+        self.config = self.spec_.make_config(num_players, **options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self._batch = LearnerBatch(
+            self.spec_, self.config, 1, opponent, seat, illegal_action, illegal_reward, autoreset=False
+        )
+        self.observation_space, self.action_space = _spaces(self.spec_, self.config)
+
+    @property
+    def state(self):
+        """The batch-of-1 state of the game being played (the referee's full view)."""
+        return self._batch.state
+
+    @property
+    def seat(self) -> int:
+        return int(self._batch.seats[0])
+
+    def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
+        self._batch.set_opponents(opponent, weights)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        obs, mask = self._batch.reset(seed)
+        if self.render_mode == "human":
+            self.render()
+        return obs[0], {"action_mask": mask[0], "seat": self.seat}
+
+    def step(self, action):
+        out = self._batch.step(np.array([action]).reshape(1))
+        terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
+        info = {"action_mask": out["mask"][0], "seat": self.seat}
+        if terminated or truncated:
+            obs = out["final_obs"][0]
+            info["outcome"] = int(out["final_outcome"][0])
+            info["illegal_action"] = bool(out["illegal"][0])
+        else:
+            obs = out["obs"][0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(out["reward"][0]), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """`(A,)` bool: the learner's legal actions now."""
+        return self._batch.action_masks()[0]
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.state is None:
+            return None
+        text = self.spec_.rules.render(self.state, 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class FruitVectorEnv(VectorEnv):
+    """`num_envs` games stepped by one numpy call per decision; opponents move inside `step`.
+
+    Same-step autoreset: a finished game's last observation is in `infos["final_obs"]` (rows where
+    `infos["_final_obs"]`), and the returned observation already belongs to the next game.
+    `infos["action_mask"]` and `action_masks()` give the `(N, A)` masks of the returned observations.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: str = "cherry_picking",
+        num_players: int | None = None,
+        opponent: OpponentArg = "random",
+        seat: int | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **options,
+    ):
+        self.spec_ = get_spec(game)
+        self.config = self.spec_.make_config(num_players, **options)
+        if render_mode is not None and render_mode != "ansi":
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self._batch = LearnerBatch(self.spec_, self.config, num_envs, opponent, seat, illegal_action, illegal_reward)
+        self.num_envs = self._batch.num_envs
+        self.single_observation_space, self.single_action_space = _spaces(self.spec_, self.config)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._masks = None
+
+    @property
+    def state(self):
+        return self._batch.state
+
+    @property
+    def seats(self) -> np.ndarray:
+        return self._batch.seats.copy()
+
+    def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
+        self._batch.set_opponents(opponent, weights)
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        obs, self._masks = self._batch.reset(seed)
+        return obs, {"action_mask": self._masks, "seat": self.seats}
+
+    def step(self, actions):
+        out = self._batch.step(actions)
+        self._masks = out["mask"]
+        finished = out["terminated"] | out["truncated"]
+        infos = {"action_mask": self._masks, "seat": self.seats}
+        if finished.any():
+            final = np.zeros((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
+            final[finished] = out["final_obs"]
+            outcome = np.zeros(self.num_envs, dtype=np.int8)
+            outcome[finished] = out["final_outcome"]
+            infos.update(final_obs=final, _final_obs=finished, outcome=outcome, _outcome=finished)
+        return out["obs"], out["reward"], out["terminated"], out["truncated"], infos
+
+    def action_masks(self) -> np.ndarray:
+        """`(N, A)` bool masks of the observations just returned."""
+        return self._masks
+
+    def render(self):
+        if self.render_mode != "ansi" or self.state is None:
+            return None
+        return self.spec_.rules.render(self.state, 0)
+
+
+def vector_entry_point(num_envs: int = 1, **kwargs) -> FruitVectorEnv:
+    """`gymnasium.make_vec(id, num_envs=N)` lands here (vectorization_mode='vector_entry_point')."""
+    kwargs.pop("max_episode_steps", None)
+    return FruitVectorEnv(num_envs=num_envs, **kwargs)

@@ -1,0 +1,108 @@
+"""Stable-Baselines3 `VecEnv` over the batched rules (needs the `train` extra).
+
+One numpy step for all N games; `env_method("action_masks")` returns the `(N, A)` masks of the
+observations just returned, which is what sb3-contrib's MaskablePPO reads.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from fruit_envs.core.engine import LearnerBatch, OpponentArg
+from fruit_envs.core.gym_env import _spaces
+from fruit_envs.core.spec import get_spec
+
+
+class FruitSB3VecEnv(VecEnv):
+    """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos."""
+
+    def __init__(
+        self,
+        game: str,
+        num_envs: int = 64,
+        num_players: int | None = None,
+        opponent: OpponentArg = "random",
+        seat: int | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+        **options,
+    ):
+        self.spec_ = get_spec(game)
+        self.config = self.spec_.make_config(num_players, **options)
+        self.batch = LearnerBatch(self.spec_, self.config, num_envs, opponent, seat, illegal_action, illegal_reward)
+        obs_space, act_space = _spaces(self.spec_, self.config)
+        self.render_mode = None
+        super().__init__(self.batch.num_envs, obs_space, act_space)
+        self._actions = None
+        self._masks = None
+        self._seed = None
+        self._started = time.time()
+
+    def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
+        self.batch.set_opponents(opponent, weights)
+
+    def seed(self, seed: int | None = None):
+        self._seed = seed
+        return [seed] * self.num_envs
+
+    def reset(self):
+        obs, self._masks = self.batch.reset(self._seed)
+        self._seed = None
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        out = self.batch.step(self._actions)
+        self._masks = out["mask"]
+        done = out["terminated"] | out["truncated"]
+        infos = [{} for _ in range(self.num_envs)]
+        if done.any():
+            elapsed = round(time.time() - self._started, 6)
+            for j, g in enumerate(np.flatnonzero(done)):
+                infos[g] = {
+                    "terminal_observation": out["final_obs"][j],
+                    "TimeLimit.truncated": bool(out["truncated"][g]),
+                    "episode": {"r": float(out["episode_return"][j]), "l": int(out["episode_length"][j]), "t": elapsed},
+                    "outcome": int(out["final_outcome"][j]),
+                    "is_success": bool(out["final_outcome"][j] == 1),
+                }
+        return out["obs"], out["reward"].astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks
+
+    def close(self) -> None:
+        pass
+
+    def _indices(self, indices):
+        if indices is None:
+            return np.arange(self.num_envs)
+        if isinstance(indices, int):
+            return np.array([indices])
+        return np.asarray(list(indices))
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks":
+            return self._masks[self._indices(indices)]
+        raise AttributeError(f"FruitSB3VecEnv supports env_method('action_masks') only, not {method_name!r}")
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def get_attr(self, attr_name: str, indices=None):
+        value = getattr(self, attr_name)
+        return [value for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False for _ in self._indices(indices)]
+
+    def get_images(self):
+        return []

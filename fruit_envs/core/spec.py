@@ -1,0 +1,157 @@
+"""Declared facts about each game (`GameSpec`), its configuration, and the registry of games.
+
+Like OpenSpiel's game declarations: a game states its player counts, action count, observation
+shape, length bound, reward bounds and information structure, and the conformance suite checks the
+game against what it declared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+
+def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type | None = None):
+    """A configuration field with its allowed values and a one-line description."""
+    return field(default=default, metadata={"choices": choices, "doc": doc, "kind": kind})
+
+
+@dataclass(frozen=True)
+class Config:
+    """Constructor options of one game; each game subclasses it with its variants.
+
+    Fields are plain JSON-able values so a configuration can be logged, saved and restored.
+    """
+
+    num_players: int
+    reward: str = option(
+        "terminal",
+        ("terminal", "score"),
+        "'terminal': +1 each winner, -1 each loser, 0 all round in a full draw; "
+        "'score': per-step deltas of the game score, for shaping",
+    )
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def options(cls) -> dict[str, dataclasses.Field]:
+        """The variant/option fields (everything but `num_players`)."""
+        return {f.name: f for f in dataclasses.fields(cls) if f.name != "num_players"}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Facts a game declares; config-dependent facts are asked of the rules module."""
+
+    id: str  # "cherry_picking"
+    name: str  # "Cherry Picking"
+    env_name: str  # "CherryPicking": Gymnasium id fruit_envs/CherryPicking-v{version}
+    version: int
+    player_counts: tuple[int, ...]
+    default_num_players: int
+    config_cls: type[Config]
+    num_actions: int
+    observation_dtype: np.dtype
+    chance: bool
+    hidden_information: bool
+    simultaneous: bool
+    rules_module: str  # import path of the rules module
+    wait_action: int | None = None  # the single legal action of a seat that is not deciding (parallel env)
+    zero_sum: bool = False
+
+    @property
+    def rules(self) -> ModuleType:
+        return importlib.import_module(self.rules_module)
+
+    @property
+    def gym_id(self) -> str:
+        return f"fruit_envs/{self.env_name}-v{self.version}"
+
+    @property
+    def pettingzoo_name(self) -> str:
+        return f"{self.id}_v{self.version}"
+
+    def make_config(self, num_players: int | None = None, **options: Any) -> Config:
+        """A validated configuration; bad arguments raise `ValueError` naming what is allowed."""
+        if num_players is None:
+            num_players = self.default_num_players
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(
+                f"{self.name}: num_players must be an integer in {list(self.player_counts)}, "
+                f"got {num_players!r}"
+            )
+        if int(num_players) not in self.player_counts:
+            raise ValueError(
+                f"{self.name} supports num_players in {list(self.player_counts)}, got {num_players}"
+            )
+        allowed = self.config_cls.options()
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(
+                f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)}"
+            )
+        for name, value in options.items():
+            meta = allowed[name].metadata
+            choices, kind = meta.get("choices"), meta.get("kind")
+            if choices is not None and value not in choices:
+                raise ValueError(
+                    f"{self.name}: option {name}={value!r} is not allowed; choose one of {list(choices)}"
+                )
+            if kind is not None and not isinstance(value, kind):
+                raise ValueError(
+                    f"{self.name}: option {name} must be of type {kind.__name__}, got {value!r}"
+                )
+        return self.config_cls(num_players=int(num_players), **options)
+
+    def config_from_dict(self, d: dict) -> Config:
+        d = dict(d)
+        return self.make_config(d.pop("num_players"), **d)
+
+    def observation_shape(self, config: Config) -> tuple[int, ...]:
+        return self.rules.observation_shape(config)
+
+    def max_game_length(self, config: Config) -> int:
+        """Upper bound on the number of decisions (steps) in one game."""
+        return self.rules.max_game_length(config)
+
+    def reward_bounds(self, config: Config) -> tuple[float, float]:
+        """Bounds on any single step's reward for any player."""
+        return self.rules.reward_bounds(config)
+
+    def describe_options(self) -> str:
+        lines = [f"num_players: one of {list(self.player_counts)} (default {self.default_num_players})"]
+        for name, f in self.config_cls.options().items():
+            choices = f.metadata.get("choices")
+            allowed = f" one of {list(choices)}" if choices is not None else ""
+            lines.append(f"{name}:{allowed} (default {f.default!r}) - {f.metadata.get('doc', '')}")
+        return "\n".join(lines)
+
+
+_REGISTRY: dict[str, GameSpec] = {}
+
+
+def register_game(spec: GameSpec) -> GameSpec:
+    if spec.id in _REGISTRY and _REGISTRY[spec.id] is not spec:
+        raise ValueError(f"game {spec.id!r} is already registered")
+    _REGISTRY[spec.id] = spec
+    return spec
+
+
+def get_spec(game: str | GameSpec) -> GameSpec:
+    """Look a game up by id ("cherry_picking"), PettingZoo name ("cherry_picking_v0") or env name."""
+    if isinstance(game, GameSpec):
+        return game
+    for spec in _REGISTRY.values():
+        if game in (spec.id, spec.pettingzoo_name, spec.env_name, spec.gym_id):
+            return spec
+    raise ValueError(f"unknown game {game!r}; registered games are {sorted(_REGISTRY)}")
+
+
+def registered_games() -> list[GameSpec]:
+    return list(_REGISTRY.values())

@@ -1,0 +1,1 @@
+"""Cherry Picking: simultaneous card choice, then harvest in rulebook order; three sets of rounds."""

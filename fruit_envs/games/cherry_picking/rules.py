@@ -1,0 +1,662 @@
+"""Cherry Picking rules as pure, batched numpy functions (imports numpy only).
+
+Decisions, one flat action space of 60:
+
+* `0..52`  play the hand card of that type (commit phase; ids in `components`: 0 ladder,
+  1 wildcard, 2..43 fruits `2 + 7 * sort + value`, 44..52 baskets 0, 2, 3, ..., 9);
+* `53..58` harvest from plant 0..5 (pineapple, pear, banana, cherry, orange, grape), the choice of
+  a lone ladder, a lone wildcard or a basket after the reveal;
+* `59`     wait: the only legal action of a seat that has nothing to decide (parallel env only).
+
+A trick: every seat commits a card face down (seat by seat, hidden from the others); once the last
+seat has committed the cards are revealed and resolved in rulebook order, stopping at each choice a
+player must make. A set ends when the hands are empty; three sets make a game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from fruit_envs.core import rng
+from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.state import BatchState
+from fruit_envs.games.cherry_picking import components as C
+
+N_CARDS = C.N_CARD_TYPES  # 53
+CHOOSE_BASE = N_CARDS  # 53..58: choose plant
+WAIT = CHOOSE_BASE + C.N_PLANTS  # 59
+NUM_ACTIONS = WAIT + 1  # 60
+
+COMMIT, CHOOSE, OVER = 0, 1, 2
+PHASE_NAMES = ("commit", "choose", "over")
+NO_CARD = -1
+
+
+@dataclass(frozen=True)
+class CherryPickingConfig(Config):
+    """Options of Cherry Picking."""
+
+    same_sort_bonus: str = option(
+        "repeat",
+        ("repeat", "once"),
+        "'repeat': a sort's cards split into groups of 4 (10) and 5 (20), each paying; "
+        "'once': at most one same-sort bonus per sort",
+    )
+
+
+@dataclass
+class State(BatchState):
+    """Cherry Picking batch. `n` games, `P` seats, 53 card types (see `components`)."""
+
+    phase: np.ndarray  # (n,) int8: COMMIT, CHOOSE or OVER
+    set_index: np.ndarray  # (n,) int8: 0, 1, 2 while playing; 3 when the game is over
+    hands: np.ndarray  # (n, P, 53) int8: cards in each hand
+    piles: np.ndarray  # (n, P, 53) int8: each harvest pile of the current set
+    plants: np.ndarray  # (n, 6) int8: card lying below each plant
+    played: np.ndarray  # (n, P) int8: card committed this trick and not yet resolved, -1 none
+    aside: np.ndarray  # (n,) int8: card set aside unseen at the deal, -1 none
+    set_scores: np.ndarray  # (n, 3, P) int16: score of each finished set
+    scores: np.ndarray  # (n, P) int16: total of finished sets
+
+    GAME = "cherry_picking"
+
+
+SPEC = GameSpec(
+    id="cherry_picking",
+    name="Cherry Picking",
+    env_name="CherryPicking",
+    version=0,
+    player_counts=(2, 3, 4, 5, 6),
+    default_num_players=2,
+    config_cls=CherryPickingConfig,
+    num_actions=NUM_ACTIONS,
+    observation_dtype=np.dtype(np.float32),
+    chance=True,
+    hidden_information=True,
+    simultaneous=True,
+    rules_module=__name__,
+    wait_action=WAIT,
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# Declared facts
+
+
+def observation_layout(config: Config) -> dict[str, slice]:
+    """Named slices of a seat's observation vector; seat-relative blocks list the observer first."""
+    p = config.num_players
+    sizes = [
+        ("hand", N_CARDS),  # own hand counts
+        ("committed", N_CARDS),  # own card committed this trick (one-hot)
+        ("plants", C.N_PLANTS * N_CARDS),  # card under each plant (one-hot per plant)
+        ("piles", p * N_CARDS),  # every harvest pile of this set (counts)
+        ("revealed", p * N_CARDS),  # cards revealed this trick and not yet resolved
+        ("phase", 2),  # commit, choose
+        ("chooser", p),  # who is choosing a plant (choose phase)
+        ("set", C.SETS_PER_GAME),  # which set of rounds
+        ("scores", p),  # totals of finished sets / 100
+        ("tricks_left", 1),  # cards left in the observer's hand before committing / hand size
+    ]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def observation_shape(config: Config) -> tuple[int]:
+    return (observation_layout(config)["tricks_left"].stop,)
+
+
+OBSERVATION_HIGH = 100.0  # every entry is a small count, a one-hot bit or a score / 100
+
+
+def max_game_length(config: Config) -> int:
+    # per trick: one commit per seat plus at most one plant choice per seat
+    return C.SETS_PER_GAME * C.hand_size(config.num_players) * 2 * config.num_players
+
+
+def reward_bounds(config: Config) -> tuple[float, float]:
+    if config.reward == "terminal":
+        return (-1.0, 1.0)
+    # scores only grow with cards, so a pile of every card in play bounds a set's score
+    everything = C.deck_counts(config.num_players).astype(np.int64)
+    return (0.0, float(score_piles(everything[None], config.same_sort_bonus)[0]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Scoring (pure, callable on any pile)
+
+
+@lru_cache(maxsize=None)
+def _same_sort_table(mode: str, size: int = 80) -> np.ndarray:
+    """Same-sort bonus for 0..size-1 fruits of one sort."""
+    table = np.zeros(size, dtype=np.int64)
+    for count in range(size):
+        if mode == "once":
+            table[count] = C.BONUS_FIVE if count >= 5 else C.BONUS_FOUR if count == 4 else 0
+        else:
+            table[count] = max(
+                C.BONUS_FOUR * fours + C.BONUS_FIVE * fives
+                for fives in range(count // 5 + 1)
+                for fours in range((count - 5 * fives) // 4 + 1)
+            )
+    return table
+
+
+@lru_cache(maxsize=None)
+def _wildcard_assignments(wild: int) -> np.ndarray:
+    """Every way to give exactly `wild` wildcards to the six sorts, `(K, 6)` int64."""
+    rows = [combo for combo in itertools.product(range(wild + 1), repeat=len(C.SORTS)) if sum(combo) == wild]
+    return np.array(rows, dtype=np.int64)
+
+
+def score_piles(piles: np.ndarray, same_sort_bonus: str = "repeat") -> np.ndarray:
+    """Points of harvest piles given as card counts `(..., 53)`; returns `(...)` int64.
+
+    Card values + ladders squared + 10 per complete set of the six sorts + same-sort bonuses;
+    each wildcard stands for exactly one fruit, chosen to maximise the pile's score.
+    """
+    piles = np.asarray(piles, dtype=np.int64)
+    if piles.shape[-1] != N_CARDS:
+        raise ValueError(f"a pile is {N_CARDS} card counts, got shape {piles.shape}")
+    if (piles < 0).any():
+        raise ValueError("pile card counts must be non-negative")
+    lead = piles.shape[:-1]
+    flat = piles.reshape(-1, N_CARDS)
+    values = flat @ C.CARD_VALUE.astype(np.int64)
+    ladders = flat[:, C.LADDER]
+    wild = flat[:, C.WILDCARD]
+    fruit = flat[:, C.FRUIT_BASE : C.BASKET_BASE].reshape(-1, len(C.SORTS), len(C.FRUIT_VALUES))
+    sort_counts = fruit.sum(axis=2)  # (m, 6)
+    table = _same_sort_table(same_sort_bonus)
+    bonus = np.zeros(len(flat), dtype=np.int64)
+    for w in np.unique(wild):  # a few distinct wildcard counts, never a loop over piles
+        rows = np.flatnonzero(wild == w)
+        counts = sort_counts[rows, None, :] + _wildcard_assignments(int(w))[None]  # (m, K, 6)
+        options = C.BONUS_SALAD * counts.min(axis=2) + table[counts].sum(axis=2)
+        bonus[rows] = options.max(axis=1)
+    return (values + ladders * ladders + bonus).reshape(lead)
+
+
+def score_breakdown(pile: np.ndarray, same_sort_bonus: str = "repeat") -> dict[str, int]:
+    """One pile's score by rulebook line (values, ladders squared, bonuses), for display and tests."""
+    pile = np.asarray(pile, dtype=np.int64)
+    total = int(score_piles(pile, same_sort_bonus))
+    values = int(pile @ C.CARD_VALUE.astype(np.int64))
+    ladders = int(pile[C.LADDER]) ** 2
+    return {"card_values": values, "ladders_squared": ladders, "bonuses": total - values - ladders, "total": total}
+
+
+# ----------------------------------------------------------------------------------------------
+# Setup
+
+
+def _deal(state: State, games: np.ndarray) -> None:
+    """Shuffle all cards in play and deal a new set to `games` (index array), in place."""
+    cfg = state.config
+    p, hand = cfg.num_players, C.hand_size(cfg.num_players)
+    deck = np.repeat(np.arange(N_CARDS, dtype=np.int8), C.deck_counts(p))
+    state.keys[games], sub = rng.split(state.keys[games])
+    shuffled = deck[rng.permutations(sub, len(deck))]  # (m, D)
+    state.plants[games] = shuffled[:, : C.N_PLANTS]
+    dealt = shuffled[:, C.N_PLANTS : C.N_PLANTS + p * hand].reshape(len(games), p, hand)
+    hands = np.zeros((len(games), p, N_CARDS), dtype=np.int8)
+    m_idx, p_idx, _ = np.indices(dealt.shape)
+    np.add.at(hands, (m_idx, p_idx, dealt), 1)
+    state.hands[games] = hands
+    rest = shuffled[:, C.N_PLANTS + p * hand :]
+    state.aside[games] = rest[:, 0] if rest.shape[1] else NO_CARD
+    state.piles[games] = 0
+    state.played[games] = NO_CARD
+    state.phase[games] = COMMIT
+    state.to_move[games] = 0
+
+
+def init(config: Config, keys: np.ndarray) -> State:
+    """`len(keys)` games set up as the rulebook says, each from its own key."""
+    keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+    n, p = len(keys), config.num_players
+    state = State(
+        config=config,
+        keys=keys.copy(),
+        done=np.zeros(n, dtype=bool),
+        truncated=np.zeros(n, dtype=bool),
+        to_move=np.zeros(n, dtype=np.int8),
+        step_count=np.zeros(n, dtype=np.int32),
+        phase=np.zeros(n, dtype=np.int8),
+        set_index=np.zeros(n, dtype=np.int8),
+        hands=np.zeros((n, p, N_CARDS), dtype=np.int8),
+        piles=np.zeros((n, p, N_CARDS), dtype=np.int8),
+        plants=np.zeros((n, C.N_PLANTS), dtype=np.int8),
+        played=np.full((n, p), NO_CARD, dtype=np.int8),
+        aside=np.full(n, NO_CARD, dtype=np.int8),
+        set_scores=np.zeros((n, C.SETS_PER_GAME, p), dtype=np.int16),
+        scores=np.zeros((n, p), dtype=np.int16),
+    )
+    _deal(state, np.arange(n))
+    return state
+
+
+# ----------------------------------------------------------------------------------------------
+# Masks
+
+
+def _seat_array(state: State, player) -> np.ndarray:
+    n = state.batch_size
+    if player is None:
+        return state.to_move.astype(np.int64)
+    return np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
+
+
+def legal_mask(state: State, player=None) -> np.ndarray:
+    """`(n, 60)` bool: the legal actions of `player` (default: the seat to move) in each game.
+
+    During the commit phase every seat that has not committed may choose a hand card; after the
+    reveal only the seat to move chooses a plant. Finished games have no legal action.
+    """
+    n = state.batch_size
+    seat = _seat_array(state, player)
+    rows = np.arange(n)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    committing = (state.phase == COMMIT) & ~state.done & (state.played[rows, seat] == NO_CARD)
+    mask[:, :N_CARDS] = committing[:, None] & (state.hands[rows, seat] > 0)
+    choosing = (state.phase == CHOOSE) & ~state.done & (state.to_move == seat)
+    mask[:, CHOOSE_BASE:WAIT] = choosing[:, None]
+    return mask
+
+
+def acting(state: State) -> np.ndarray:
+    """`(n, P)` bool: seats with a decision pending before anything public changes."""
+    p = state.config.num_players
+    seats = np.arange(p)[None, :]
+    committing = (state.phase == COMMIT)[:, None] & (state.played == NO_CARD)
+    choosing = (state.phase == CHOOSE)[:, None] & (seats == state.to_move[:, None])
+    return (committing | choosing) & ~state.done[:, None]
+
+
+# ----------------------------------------------------------------------------------------------
+# Step
+
+
+def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
+    """Apply one decision per game; returns `(new_state, rewards (n, P) float32)`.
+
+    Actions must be legal for the games that move (adapters check this). Games that are finished,
+    or not `active` (`(n,)` bool, default all), are left untouched and ignore their action.
+    """
+    s = state.copy()
+    n, p = s.batch_size, s.config.num_players
+    actions = np.asarray(actions, dtype=np.int64).reshape(n)
+    live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
+    seat = s.to_move.astype(np.int64)
+
+    commit = np.flatnonzero(live & (s.phase == COMMIT))
+    card = actions[commit]
+    s.played[commit, seat[commit]] = card
+    s.hands[commit, seat[commit], card] -= 1
+    s.to_move[commit] += 1
+
+    choose = np.flatnonzero(live & (s.phase == CHOOSE))
+    plant = actions[choose] - CHOOSE_BASE
+    taken = s.plants[choose, plant]
+    s.piles[choose, seat[choose], taken] += 1
+    s.plants[choose, plant] = s.played[choose, seat[choose]]
+    s.played[choose, seat[choose]] = NO_CARD
+
+    s.step_count[live] += 1
+    resolve = np.zeros(n, dtype=bool)
+    resolve[commit] = s.to_move[commit] == p
+    resolve[choose] = True
+    rewards = np.zeros((n, p), dtype=np.float32)
+    if resolve.any():
+        _resolve(s, resolve, rewards)
+    return s, rewards
+
+
+def _resolve(s: State, pending: np.ndarray, rewards: np.ndarray) -> None:
+    """Resolve revealed cards in rulebook order until a player must choose or the trick ends."""
+    n, p = s.batch_size, s.config.num_players
+    s.phase[pending] = CHOOSE
+    # 1 ladders, 2 wildcards: a lone one chooses a plant; several go to their players' piles.
+    for card in (C.LADDER, C.WILDCARD):
+        is_card = (s.played == card) & pending[:, None]
+        count = is_card.sum(axis=1)
+        several = is_card & (count >= 2)[:, None]
+        g, seat = np.nonzero(several)
+        s.piles[g, seat, card] += 1
+        s.played[g, seat] = NO_CARD
+        lone = pending & (count == 1)
+        s.to_move[lone] = np.argmax(is_card[lone], axis=1)
+        pending = pending & ~lone
+    # 3 fruits: each from its own plant, higher value first; no choices involved.
+    _harvest_fruits(s, pending)
+    # 4 baskets: highest value first, each chooses a plant.
+    basket_rank = np.where(s.played >= C.BASKET_BASE, s.played, NO_CARD)
+    has_basket = pending & (basket_rank > NO_CARD).any(axis=1)
+    s.to_move[has_basket] = np.argmax(basket_rank[has_basket], axis=1)
+    pending = pending & ~has_basket
+    # trick over
+    s.phase[pending] = COMMIT
+    s.to_move[pending] = 0
+    set_over = pending & (s.hands[:, 0].sum(axis=1) == 0)
+    if set_over.any():
+        _end_set(s, np.flatnonzero(set_over), rewards)
+
+
+def _harvest_fruits(s: State, pending: np.ndarray) -> None:
+    sort = np.where(s.played >= 0, C.CARD_SORT[s.played], -1).astype(np.int64)  # (n, P)
+    value = C.CARD_VALUE[s.played].astype(np.int64)
+    is_fruit = pending[:, None] & (sort >= 0)
+    if not is_fruit.any():
+        return
+    # higher[g, i, j]: seat j played the same sort as seat i, with a higher value
+    same = is_fruit[:, :, None] & is_fruit[:, None, :] & (sort[:, :, None] == sort[:, None, :])
+    higher = same & (value[:, None, :] > value[:, :, None])
+    next_up = np.argmin(np.where(higher, value[:, None, :], 99), axis=2)  # (n, P)
+    has_higher = higher.any(axis=2)
+    rows = np.arange(s.batch_size)[:, None]
+    from_plant = s.plants[rows, np.maximum(sort, 0)]
+    received = np.where(has_higher, s.played[rows, next_up], from_plant)
+    lowest = is_fruit & ~higher.any(axis=1)  # nobody of that sort played lower
+    g, seat = np.nonzero(is_fruit)
+    s.piles[g, seat, received[g, seat]] += 1
+    g, seat = np.nonzero(lowest)
+    s.plants[g, sort[g, seat]] = s.played[g, seat]
+    s.played[is_fruit] = NO_CARD
+
+
+def _end_set(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
+    cfg = s.config
+    set_score = score_piles(s.piles[games], cfg.same_sort_bonus).astype(np.int16)  # (m, P)
+    s.set_scores[games, s.set_index[games]] = set_score
+    s.scores[games] += set_score
+    if cfg.reward == "score":
+        rewards[games] += set_score
+    s.set_index[games] += 1
+    over = games[s.set_index[games] == C.SETS_PER_GAME]
+    if len(over):
+        s.done[over] = True
+        s.phase[over] = OVER
+        if cfg.reward == "terminal":
+            rewards[over] = terminal_rewards(s.scores[over])
+    again = games[s.set_index[games] < C.SETS_PER_GAME]
+    if len(again):
+        _deal(s, again)
+
+
+def terminal_rewards(scores: np.ndarray) -> np.ndarray:
+    """+1 each player with the highest total, -1 each other, 0 all round when everyone ties."""
+    best = scores == scores.max(axis=1, keepdims=True)
+    rewards = np.where(best, 1.0, -1.0).astype(np.float32)
+    rewards[best.all(axis=1)] = 0.0
+    return rewards
+
+
+def winners(state: State) -> np.ndarray:
+    """`(n, P)` bool: the players with the highest total (meaningful once `done`)."""
+    return state.scores == state.scores.max(axis=1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation
+
+
+def _relative(seat: np.ndarray, p: int) -> np.ndarray:
+    """`(n, P)` absolute seat index of each seat-relative position (observer first)."""
+    return (seat[:, None] + np.arange(p)[None, :]) % p
+
+
+def observe(state: State, player) -> np.ndarray:
+    """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, nothing more.
+
+    Own hand and own committed card; plants; every harvest pile (harvests are public, so a player
+    with perfect memory knows every pile); cards revealed this trick; phase, chooser, set, scores.
+    Never another hand, the card set aside, or another seat's card before the reveal.
+    """
+    cfg = state.config
+    n, p = state.batch_size, cfg.num_players
+    seat = _seat_array(state, player)
+    rows = np.arange(n)
+    order = _relative(seat, p)
+    layout = observation_layout(cfg)
+    obs = np.zeros((n, layout["tricks_left"].stop), dtype=np.float32)
+    obs[:, layout["hand"]] = state.hands[rows, seat]
+    own = state.played[rows, seat].astype(np.int64)
+    has_own = own >= 0
+    obs[rows[has_own], layout["committed"].start + own[has_own]] = 1.0
+    plant_onehot = np.zeros((n, C.N_PLANTS, N_CARDS), dtype=np.float32)
+    plant_onehot[rows[:, None], np.arange(C.N_PLANTS)[None, :], state.plants] = 1.0
+    obs[:, layout["plants"]] = plant_onehot.reshape(n, -1)
+    obs[:, layout["piles"]] = state.piles[rows[:, None], order].reshape(n, -1)
+    revealed = (state.phase == CHOOSE)[:, None] & (state.played >= 0)
+    rev = np.zeros((n, p, N_CARDS), dtype=np.float32)
+    g, rel = np.nonzero(revealed[rows[:, None], order])
+    rev[g, rel, state.played[g, order[g, rel]]] = 1.0
+    obs[:, layout["revealed"]] = rev.reshape(n, -1)
+    phase = np.minimum(state.phase, CHOOSE).astype(np.int64)
+    live = ~state.done
+    obs[rows[live], layout["phase"].start + phase[live]] = 1.0
+    choosing = live & (state.phase == CHOOSE)
+    chooser_rel = (state.to_move.astype(np.int64) - seat) % p
+    obs[rows[choosing], layout["chooser"].start + chooser_rel[choosing]] = 1.0
+    current_set = np.minimum(state.set_index, C.SETS_PER_GAME - 1).astype(np.int64)
+    obs[rows, layout["set"].start + current_set] = 1.0
+    obs[:, layout["scores"]] = state.scores[rows[:, None], order] / 100.0
+    tricks = state.hands[rows, seat].sum(axis=1) + has_own
+    obs[:, layout["tricks_left"]] = (tricks / C.hand_size(p))[:, None]
+    return obs
+
+
+# ----------------------------------------------------------------------------------------------
+# Referee's view, text, hidden information
+
+
+def action_to_string(config: Config, action: int) -> str:
+    action = int(action)
+    if 0 <= action < N_CARDS:
+        return f"play {C.CARD_NAMES[action]}"
+    if CHOOSE_BASE <= action < WAIT:
+        return f"harvest at the {C.SORTS[action - CHOOSE_BASE]} plant"
+    if action == WAIT:
+        return "wait"
+    raise ValueError(f"Cherry Picking actions are 0..{NUM_ACTIONS - 1}, got {action}")
+
+
+def string_to_action(config: Config, text: str) -> int:
+    text = text.strip().lower()
+    for a in range(NUM_ACTIONS):
+        label = action_to_string(config, a)
+        if text in (label, label.removeprefix("play "), label.removeprefix("harvest at the ").removesuffix(" plant")):
+            return a
+    raise ValueError(f"no Cherry Picking action is called {text!r}")
+
+
+def _cards(counts: np.ndarray) -> list[str]:
+    return [C.CARD_NAMES[c] for c in range(N_CARDS) for _ in range(int(counts[c]))]
+
+
+def _counts(names: list[str], where: str) -> np.ndarray:
+    counts = np.zeros(N_CARDS, dtype=np.int8)
+    for name in names:
+        counts[C.card_from_name(name)] += 1
+    return counts
+
+
+def describe(state: State, i: int = 0) -> dict:
+    """Complete JSON-able picture of game `i`, hidden parts under `"hidden"`."""
+    cfg = state.config
+    p = cfg.num_players
+    seats = [f"player_{k}" for k in range(p)]
+    card = lambda c: None if c < 0 else C.CARD_NAMES[int(c)]  # noqa: E731
+    revealed = int(state.phase[i]) == CHOOSE
+    played = {seats[k]: card(state.played[i, k]) for k in range(p)}
+    return {
+        "game": SPEC.id,
+        "version": SPEC.version,
+        "config": cfg.to_dict(),
+        "rng_key": str(int(state.keys[i])),
+        "done": bool(state.done[i]),
+        "truncated": bool(state.truncated[i]),
+        "step_count": int(state.step_count[i]),
+        "phase": PHASE_NAMES[int(state.phase[i])],
+        "to_move": seats[int(state.to_move[i])],
+        "set": int(state.set_index[i]) + 1,
+        "plants": {C.SORTS[k]: card(state.plants[i, k]) for k in range(C.N_PLANTS)},
+        "piles": {seats[k]: _cards(state.piles[i, k]) for k in range(p)},
+        "revealed": played if revealed else {},
+        "set_scores": [[int(x) for x in row] for row in state.set_scores[i]],
+        "scores": {seats[k]: int(state.scores[i, k]) for k in range(p)},
+        "hidden": {
+            "hands": {seats[k]: _cards(state.hands[i, k]) for k in range(p)},
+            "aside": card(state.aside[i]),
+            "committed": {} if revealed else {k: v for k, v in played.items() if v is not None},
+        },
+    }
+
+
+def from_description(d: dict) -> State:
+    """The batch-of-1 state that `describe` pictured; unnamed details take their defaults."""
+    if d.get("game", SPEC.id) != SPEC.id:
+        raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
+    if int(d.get("version", SPEC.version)) != SPEC.version:
+        raise ValueError(f"description is of version {d['version']}, rules are v{SPEC.version}")
+    cfg = SPEC.config_from_dict(d["config"])
+    p = cfg.num_players
+    seats = [f"player_{k}" for k in range(p)]
+    state = init(cfg, np.array([int(d.get("rng_key", 0))], dtype=np.uint64))
+    state.keys[0] = np.uint64(int(d.get("rng_key", 0)))
+    hidden = d.get("hidden", {})
+    phase = PHASE_NAMES.index(d.get("phase", "commit"))
+    state.phase[0] = phase
+    state.done[0] = d.get("done", phase == OVER)
+    state.truncated[0] = d.get("truncated", False)
+    state.step_count[0] = d.get("step_count", 0)
+    to_move = d.get("to_move", "player_0")
+    if to_move not in seats:
+        raise ValueError(f"to_move must be one of {seats}, got {to_move!r}")
+    state.to_move[0] = seats.index(to_move)
+    state.set_index[0] = int(d.get("set", 1)) - 1
+    plants = d["plants"]
+    for k, sort in enumerate(C.SORTS):
+        state.plants[0, k] = C.card_from_name(plants[sort])
+    for k, seat in enumerate(seats):
+        state.hands[0, k] = _counts(hidden.get("hands", {}).get(seat, []), f"hand of {seat}")
+        state.piles[0, k] = _counts(d.get("piles", {}).get(seat, []), f"pile of {seat}")
+        state.scores[0, k] = d.get("scores", {}).get(seat, 0)
+    played = dict(d.get("revealed", {}))
+    played.update(hidden.get("committed", {}))
+    state.played[0] = NO_CARD
+    for seat, name in played.items():
+        if name is not None:
+            state.played[0, seats.index(seat)] = C.card_from_name(name)
+    aside = hidden.get("aside")
+    state.aside[0] = NO_CARD if aside is None else C.card_from_name(aside)
+    if "set_scores" in d:
+        state.set_scores[0] = np.array(d["set_scores"], dtype=np.int16)
+    problems = invariants(state, strict_counts=False)
+    if problems:
+        raise ValueError("description is not a consistent Cherry Picking position: " + "; ".join(problems))
+    return state
+
+
+def render(state: State, i: int = 0) -> str:
+    d = describe(state, i)
+    lines = [
+        f"Cherry Picking - {state.config.num_players} players - set {min(d['set'], 3)}/3 - "
+        f"{'game over' if d['done'] else d['phase'] + ', ' + d['to_move'] + ' to move'}",
+        "plants: " + " | ".join(f"{sort}: {card}" for sort, card in d["plants"].items()),
+    ]
+    if d["revealed"]:
+        lines.append("revealed: " + ", ".join(f"{k}: {v}" for k, v in d["revealed"].items() if v))
+    for k in range(state.config.num_players):
+        seat = f"player_{k}"
+        hand = d["hidden"]["hands"][seat]
+        lines.append(
+            f"{seat}: score {d['scores'][seat]:>3}  hand [{', '.join(hand)}]  "
+            f"pile [{', '.join(d['piles'][seat])}]"
+        )
+    if d["done"]:
+        best = max(d["scores"].values())
+        won = [s for s, v in d["scores"].items() if v == best]
+        lines.append(f"winner: {', '.join(won)} with {best} points")
+    return "\n".join(lines)
+
+
+def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
+    """Re-deal what `player` cannot see: other hands, the card aside, unrevealed commitments.
+
+    Counts per location are kept, so the result is a position `player` cannot tell apart.
+    Test utility (not a hot path): loops over the games of the batch.
+    """
+    s = state.copy()
+    p = s.config.num_players
+    gen_keys = np.asarray(keys, dtype=np.uint64)
+    for g in range(s.batch_size):
+        local = np.random.default_rng(int(gen_keys[g]))
+        others = [k for k in range(p) if k != player]
+        hidden_played = s.phase[g] == COMMIT
+        pool, slots = [], []
+        for k in others:
+            cards = list(np.repeat(np.arange(N_CARDS), s.hands[g, k]))
+            pool += cards
+            slots.append(("hand", k, len(cards)))
+            if hidden_played and s.played[g, k] >= 0:
+                pool.append(int(s.played[g, k]))
+                slots.append(("played", k, 1))
+        if s.aside[g] >= 0:
+            pool.append(int(s.aside[g]))
+            slots.append(("aside", None, 1))
+        pool = list(local.permutation(pool))
+        for where, k, size in slots:
+            taken, pool = pool[:size], pool[size:]
+            if where == "hand":
+                s.hands[g, k] = np.bincount(np.array(taken, dtype=np.int64), minlength=N_CARDS)
+            elif where == "played":
+                s.played[g, k] = taken[0]
+            else:
+                s.aside[g] = taken[0]
+        s.keys[g] = np.uint64(local.integers(0, 2**63))
+    return s
+
+
+def invariants(state: State, strict_counts: bool = True) -> list[str]:
+    """Problems with a batch (empty when sound): cards conserved, hand sizes, sets played."""
+    cfg = state.config
+    p = cfg.num_players
+    problems = []
+    deck = C.deck_counts(p).astype(np.int64)
+    total = state.hands.sum(axis=1).astype(np.int64) + state.piles.sum(axis=1)
+    n = state.batch_size
+    rows = np.arange(n)
+    np.add.at(total, (rows[:, None].repeat(C.N_PLANTS, 1), state.plants.astype(np.int64)), 1)
+    g, seat = np.nonzero(state.played >= 0)
+    np.add.at(total, (g, state.played[g, seat].astype(np.int64)), 1)
+    has_aside = state.aside >= 0
+    np.add.at(total, (rows[has_aside], state.aside[has_aside].astype(np.int64)), 1)
+    bad = np.flatnonzero((total != deck[None]).any(axis=1))
+    if len(bad):
+        extra = total[bad[0]] - deck
+        diff = {C.CARD_NAMES[c]: int(extra[c]) for c in np.flatnonzero(extra)}
+        problems.append(f"cards not conserved in game {bad[0]} (surplus per card: {diff})")
+    if (state.hands < 0).any() or (state.piles < 0).any():
+        problems.append("negative card counts")
+    hand_sizes = state.hands.sum(axis=2) + (state.played >= 0) * (state.phase == COMMIT)[:, None]
+    live = ~state.done
+    if strict_counts and live.any():
+        uneven = live & (hand_sizes.min(axis=1) != hand_sizes.max(axis=1))
+        if uneven.any():
+            problems.append(f"hand sizes differ in game {np.flatnonzero(uneven)[0]}")
+        if (hand_sizes.max(axis=1) > C.hand_size(p)).any():
+            problems.append("a hand holds more cards than were dealt")
+    if (state.done & (state.set_index != C.SETS_PER_GAME)).any():
+        problems.append("a game ended before three sets were played")
+    if (state.scores != state.set_scores.sum(axis=1)).any():
+        problems.append("totals differ from the sum of the set scores")
+    return problems
