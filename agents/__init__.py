@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fruit_envs.core.spec import Config, GameSpec, get_spec
-
 from agents.base import Agent
 from agents.random import RandomAgent
+from fruit_envs.core.spec import Config, GameSpec, get_spec
 
 AGENT_NAMES = ("random", "greedy", "ppo:PATH")
 

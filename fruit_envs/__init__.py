@@ -1,9 +1,9 @@
 """fruit_envs: reinforcement-learning environments for four fruit tabletop games.
 
-    import gymnasium, fruit_envs
-    env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, opponent="greedy")
-    from fruit_envs import cherry_picking_v0
-    aec = cherry_picking_v0.env(num_players=3)
+import gymnasium, fruit_envs
+env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, opponent="greedy")
+from fruit_envs import cherry_picking_v0
+aec = cherry_picking_v0.env(num_players=3)
 """
 
 from __future__ import annotations

@@ -40,7 +40,11 @@ def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, phase: str, playe
         return int(action)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(
-            action, np.flatnonzero(legal), phase, player=player, game=spec.name,
+            action,
+            np.flatnonzero(legal),
+            phase,
+            player=player,
+            game=spec.name,
             reason=f"actions are integers 0..{spec.num_actions - 1}",
         )
     return int(action)
@@ -162,9 +166,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
         mask = self.rules.legal_mask(self._state, seat)[0]
         a = _as_action(action, self.spec, mask, _phase(self), agent)
         if not (0 <= a < self.spec.num_actions and mask[a]):
-            raise IllegalActionError(
-                action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name
-            )
+            raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
         self._cumulative_rewards[agent] = 0.0
         state, rewards = self.rules.step(self._state, np.array([a]))
         self._set_state(state)
@@ -241,7 +243,10 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
             raise RuntimeError("the game is over; call reset()")
         missing = [a for a in self.agents if a not in actions]
         if missing:
-            raise ValueError(f"actions missing for {missing}; every live agent must act (waiting agents send the wait action {self.spec.wait_action})")
+            raise ValueError(
+                f"actions missing for {missing}; every live agent must act "
+                f"(waiting agents send the wait action {self.spec.wait_action})"
+            )
         masks = self._masks()
         illegal = []
         for agent in self.agents:
@@ -284,4 +289,3 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terms, truncs, infos
-

@@ -135,9 +135,7 @@ class LearnerBatch:
             self.seats[games] = self._rng.integers(0, p, size=len(games))
         else:
             self.seats[games] = self.fixed_seat
-        self.opponent_of[games] = self._rng.choice(
-            len(self.opponents), size=(len(games), p), p=self.opponent_weights
-        )
+        self.opponent_of[games] = self._rng.choice(len(self.opponents), size=(len(games), p), p=self.opponent_weights)
         self.episode_return[games] = 0
         self.episode_length[games] = 0
 
@@ -170,8 +168,11 @@ class LearnerBatch:
                     if bad.any():
                         i = np.flatnonzero(bad)[0]
                         raise IllegalActionError(
-                            int(chosen[i]), np.flatnonzero(masks[sel[i]]), self._phase_name(sel[i]),
-                            player=f"opponent policy {policy!r}", game=self.spec.name,
+                            int(chosen[i]),
+                            np.flatnonzero(masks[sel[i]]),
+                            self._phase_name(sel[i]),
+                            player=f"opponent policy {policy!r}",
+                            game=self.spec.name,
                         )
                     actions[sel] = chosen
             self.state, rewards = self.rules.step(self.state, actions, need)
@@ -193,7 +194,7 @@ class LearnerBatch:
                     f"expected {self.num_envs} integer actions in 0..{self.spec.num_actions - 1}, got {actions!r}"
                 ) from None
         actions = actions.astype(np.int64)
-        n, rows = self.num_envs, np.arange(self.num_envs)
+        rows = np.arange(self.num_envs)
         in_range = (actions >= 0) & (actions < self.spec.num_actions)
         masks = self.action_masks()
         legal = in_range & masks[rows, np.clip(actions, 0, self.spec.num_actions - 1)]
@@ -256,4 +257,3 @@ class LearnerBatch:
         if phase is None or names is None:
             return "play"
         return names[int(phase[g])]
-

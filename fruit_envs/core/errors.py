@@ -6,9 +6,7 @@ from __future__ import annotations
 class IllegalActionError(ValueError):
     """An action that is not legal in the current position; the state was left unchanged."""
 
-    def __init__(
-        self, action, legal, phase: str, player: str | None = None, game: str | None = None, reason: str = ""
-    ):
+    def __init__(self, action, legal, phase: str, player: str | None = None, game: str | None = None, reason: str = ""):
         self.action = action
         self.legal = [int(a) for a in legal]
         self.phase = phase

@@ -83,30 +83,21 @@ class GameSpec:
             num_players = self.default_num_players
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
             raise ValueError(
-                f"{self.name}: num_players must be an integer in {list(self.player_counts)}, "
-                f"got {num_players!r}"
+                f"{self.name}: num_players must be an integer in {list(self.player_counts)}, got {num_players!r}"
             )
         if int(num_players) not in self.player_counts:
-            raise ValueError(
-                f"{self.name} supports num_players in {list(self.player_counts)}, got {num_players}"
-            )
+            raise ValueError(f"{self.name} supports num_players in {list(self.player_counts)}, got {num_players}")
         allowed = self.config_cls.options()
         unknown = sorted(set(options) - set(allowed))
         if unknown:
-            raise ValueError(
-                f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)}"
-            )
+            raise ValueError(f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)}")
         for name, value in options.items():
             meta = allowed[name].metadata
             choices, kind = meta.get("choices"), meta.get("kind")
             if choices is not None and value not in choices:
-                raise ValueError(
-                    f"{self.name}: option {name}={value!r} is not allowed; choose one of {list(choices)}"
-                )
+                raise ValueError(f"{self.name}: option {name}={value!r} is not allowed; choose one of {list(choices)}")
             if kind is not None and not isinstance(value, kind):
-                raise ValueError(
-                    f"{self.name}: option {name} must be of type {kind.__name__}, got {value!r}"
-                )
+                raise ValueError(f"{self.name}: option {name} must be of type {kind.__name__}, got {value!r}")
         return self.config_cls(num_players=int(num_players), **options)
 
     def config_from_dict(self, d: dict) -> Config:

@@ -77,8 +77,7 @@ def card_from_name(name: str) -> int:
         return CARD_NAMES.index(name.strip().lower())
     except ValueError:
         raise ValueError(
-            f"unknown Cherry Picking card {name!r}; cards are named like 'ladder', 'wildcard', "
-            f"'cherry 4', 'basket 7'"
+            f"unknown Cherry Picking card {name!r}; cards are named like 'ladder', 'wildcard', 'cherry 4', 'basket 7'"
         ) from None
 
 

@@ -15,10 +15,9 @@ player must make. A set ends when the hands are empty; three sets make a game.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -134,7 +133,7 @@ def reward_bounds(config: Config) -> tuple[float, float]:
 # Scoring (pure, callable on any pile)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _same_sort_table(mode: str, size: int = 80) -> np.ndarray:
     """Same-sort bonus for 0..size-1 fruits of one sort."""
     table = np.zeros(size, dtype=np.int64)
@@ -150,7 +149,7 @@ def _same_sort_table(mode: str, size: int = 80) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def _wildcard_assignments(wild: int) -> np.ndarray:
     """Every way to give exactly `wild` wildcards to the six sorts, `(K, 6)` int64."""
     rows = [combo for combo in itertools.product(range(wild + 1), repeat=len(C.SORTS)) if sum(combo) == wild]
@@ -322,7 +321,6 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
 
 def _resolve(s: State, pending: np.ndarray, rewards: np.ndarray) -> None:
     """Resolve revealed cards in rulebook order until a player must choose or the trick ends."""
-    n, p = s.batch_size, s.config.num_players
     s.phase[pending] = CHOOSE
     # 1 ladders, 2 wildcards: a lone one chooses a plant; several go to their players' piles.
     for card in (C.LADDER, C.WILDCARD):
@@ -397,6 +395,11 @@ def terminal_rewards(scores: np.ndarray) -> np.ndarray:
     rewards = np.where(best, 1.0, -1.0).astype(np.float32)
     rewards[best.all(axis=1)] = 0.0
     return rewards
+
+
+def final_scores(state: State) -> np.ndarray:
+    """`(n, P)` each seat's total over the finished sets."""
+    return state.scores.astype(np.int64)
 
 
 def winners(state: State) -> np.ndarray:
@@ -560,7 +563,7 @@ def from_description(d: dict) -> State:
     state.aside[0] = NO_CARD if aside is None else C.card_from_name(aside)
     if "set_scores" in d:
         state.set_scores[0] = np.array(d["set_scores"], dtype=np.int16)
-    problems = invariants(state, strict_counts=False)
+    problems = invariants(state, complete=False)
     if problems:
         raise ValueError("description is not a consistent Cherry Picking position: " + "; ".join(problems))
     return state
@@ -579,8 +582,7 @@ def render(state: State, i: int = 0) -> str:
         seat = f"player_{k}"
         hand = d["hidden"]["hands"][seat]
         lines.append(
-            f"{seat}: score {d['scores'][seat]:>3}  hand [{', '.join(hand)}]  "
-            f"pile [{', '.join(d['piles'][seat])}]"
+            f"{seat}: score {d['scores'][seat]:>3}  hand [{', '.join(hand)}]  pile [{', '.join(d['piles'][seat])}]"
         )
     if d["done"]:
         best = max(d["scores"].values())
@@ -626,8 +628,12 @@ def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
     return s
 
 
-def invariants(state: State, strict_counts: bool = True) -> list[str]:
-    """Problems with a batch (empty when sound): cards conserved, hand sizes, sets played."""
+def invariants(state: State, complete: bool = True) -> list[str]:
+    """Problems with a batch (empty when sound): cards conserved, hand sizes, sets played.
+
+    `complete=False` accepts hand-built positions that leave cards out: no card may then appear
+    more often than it is in play, and hand sizes are not compared.
+    """
     cfg = state.config
     p = cfg.num_players
     problems = []
@@ -640,16 +646,18 @@ def invariants(state: State, strict_counts: bool = True) -> list[str]:
     np.add.at(total, (g, state.played[g, seat].astype(np.int64)), 1)
     has_aside = state.aside >= 0
     np.add.at(total, (rows[has_aside], state.aside[has_aside].astype(np.int64)), 1)
-    bad = np.flatnonzero((total != deck[None]).any(axis=1))
+    wrong = total != deck[None] if complete else total > deck[None]
+    bad = np.flatnonzero(wrong.any(axis=1))
     if len(bad):
         extra = total[bad[0]] - deck
-        diff = {C.CARD_NAMES[c]: int(extra[c]) for c in np.flatnonzero(extra)}
-        problems.append(f"cards not conserved in game {bad[0]} (surplus per card: {diff})")
+        diff = {C.CARD_NAMES[c]: int(extra[c]) for c in np.flatnonzero(wrong[bad[0]])}
+        what = "cards not conserved" if complete else "more copies than are in play"
+        problems.append(f"{what} in game {bad[0]} (difference per card: {diff})")
     if (state.hands < 0).any() or (state.piles < 0).any():
         problems.append("negative card counts")
     hand_sizes = state.hands.sum(axis=2) + (state.played >= 0) * (state.phase == COMMIT)[:, None]
     live = ~state.done
-    if strict_counts and live.any():
+    if complete and live.any():
         uneven = live & (hand_sizes.min(axis=1) != hand_sizes.max(axis=1))
         if uneven.any():
             problems.append(f"hand sizes differ in game {np.flatnonzero(uneven)[0]}")

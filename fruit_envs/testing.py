@@ -1,0 +1,195 @@
+"""Conformance check any user can run on any registered game, like `pgx.api_test`.
+
+    from fruit_envs.testing import check_game
+    report = check_game("cherry_picking", num_players=3, num_games=1000)
+
+Random games are played in one batch, and a few of them again one at a time, checking what the game
+declared (observation shape and dtype, action count, length bound, reward bounds), that the mask is
+non-empty exactly while a game is live, that inputs are never mutated, that finished games stay
+frozen, that a batch of N equals N single games, that save/restore and describe/from_description
+continue identically, that no seat's observation or mask changes when what it cannot see is
+re-dealt, and the game's own invariants (conservation of cards, seeds, tiles, fruit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fruit_envs.core import rng as frng
+from fruit_envs.core import state as fstate
+from fruit_envs.core.spec import GameSpec, get_spec
+
+
+class ConformanceError(AssertionError):
+    """A game broke one of the facts it declared or one of the rules contract's promises."""
+
+
+@dataclass
+class CheckReport:
+    game: str
+    config: dict
+    num_games: int
+    steps: int = 0
+    decisions: int = 0
+    game_lengths: list[int] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def mean_length(self) -> float:
+        return float(np.mean(self.game_lengths)) if self.game_lengths else 0.0
+
+
+def _fail(message: str) -> None:
+    raise ConformanceError(message)
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.argmax(np.where(mask, rng.random(mask.shape), -1.0), axis=1)
+
+
+def check_game(
+    game: str | GameSpec,
+    num_players: int | None = None,
+    options: dict | None = None,
+    num_games: int = 64,
+    single_games: int = 4,
+    hidden_games: int = 8,
+    hidden_every: int = 7,
+    seed: int = 0,
+) -> CheckReport:
+    """Play `num_games` random games in one batch and check every promise; raises `ConformanceError`."""
+    spec = get_spec(game)
+    rules = spec.rules
+    config = spec.make_config(num_players, **(options or {}))
+    p, a_count = config.num_players, spec.num_actions
+    obs_shape = spec.observation_shape(config)
+    max_len = spec.max_game_length(config)
+    low, high = spec.reward_bounds(config)
+    report = CheckReport(spec.id, config.to_dict(), num_games)
+    gen = np.random.default_rng(seed)
+    keys = frng.keys_from_seed(seed, num_games)
+
+    state = rules.init(config, keys)
+    if state.batch_size != num_games:
+        _fail(f"init made {state.batch_size} games, asked for {num_games}")
+    if state.done.any():
+        _fail("a game is over straight after init")
+    singles = min(single_games, num_games)
+    history = [state.take(np.arange(singles))]
+    actions_log = []
+    length = np.zeros(num_games, dtype=np.int64)
+    returns = np.zeros((num_games, p), dtype=np.float64)
+
+    for t in range(max_len + 1):
+        mask = rules.legal_mask(state)
+        if mask.shape != (num_games, a_count) or mask.dtype != bool:
+            _fail(f"legal_mask gave {mask.shape} {mask.dtype}, declared ({num_games}, {a_count}) bool")
+        live = ~state.done
+        if not np.array_equal(mask.any(axis=1), live):
+            g = int(np.flatnonzero(mask.any(axis=1) != live)[0])
+            _fail(f"game {g} at step {t}: mask non-empty = {bool(mask[g].any())} but live = {bool(live[g])}")
+        for seat in range(p):
+            obs = rules.observe(state, seat)
+            if obs.shape != (num_games, *obs_shape) or obs.dtype != spec.observation_dtype:
+                _fail(f"observe gave {obs.shape} {obs.dtype}, declared {obs_shape} {spec.observation_dtype}")
+            if not np.isfinite(obs).all() or (obs < 0).any() or (obs > rules.OBSERVATION_HIGH).any():
+                _fail(f"observation of seat {seat} outside [0, {rules.OBSERVATION_HIGH}] at step {t}")
+        problems = rules.invariants(state)
+        if problems:
+            _fail(f"step {t}: " + "; ".join(problems))
+        if t % hidden_every == 0 and spec.hidden_information:
+            _check_hidden(rules, state, min(hidden_games, num_games), t, seed)
+        if not live.any():
+            break
+        if t == max_len:
+            _fail(f"games still live after the declared maximum of {max_len} steps")
+        actions = _random_actions(mask, gen)
+        before, actions_copy = state.copy(), actions.copy()
+        nxt, rewards = rules.step(state, actions)
+        if not state.equals(before) or not np.array_equal(actions, actions_copy):
+            _fail(f"step {t} mutated its inputs")
+        if rewards.shape != (num_games, p):
+            _fail(f"step rewards have shape {rewards.shape}, expected ({num_games}, {p})")
+        if (rewards < low - 1e-6).any() or (rewards > high + 1e-6).any():
+            outside = rewards[(rewards < low) | (rewards > high)][:5]
+            _fail(f"reward outside declared bounds [{low}, {high}] at step {t}: {outside}")
+        if (rewards[state.done] != 0).any():
+            _fail("a finished game produced a reward")
+        frozen = state.take(state.done)
+        if not nxt.take(state.done).equals(frozen):
+            _fail("a finished game changed when stepped")
+        if t == 3:
+            _check_round_trips(spec, nxt, actions, gen, rules)
+        length += live
+        returns += rewards
+        state = nxt
+        actions_log.append(actions)
+        history.append(state.take(np.arange(singles)))
+        report.decisions += int(live.sum())
+    report.steps = len(actions_log)
+    if (state.step_count != length).any():
+        _fail("step_count differs from the number of decisions taken")
+    if (length > max_len).any():
+        _fail(f"a game took {length.max()} decisions, declared maximum {max_len}")
+    report.game_lengths = length.tolist()
+    report.checks.append("masks, observations, rewards, invariants, frozen games, inputs untouched")
+    if config.reward == "terminal":
+        if not np.isin(returns, (-1.0, 0.0, 1.0)).all():
+            _fail("terminal rewards must total +1, 0 or -1 per player")
+        wins = (returns == 1).any(axis=1)
+        report.outcomes = {"decided": int(wins.sum()), "full_draw": int((returns == 0).all(axis=1).sum())}
+
+    for i in range(singles):
+        single = rules.init(config, keys[i : i + 1])
+        for t, actions in enumerate(actions_log):
+            if not single.equals(history[t].take(i)):
+                _fail(f"game {i} played alone differs from the batch at step {t}")
+            single, _ = rules.step(single, actions[i : i + 1])
+        if not single.equals(history[-1].take(i)):
+            _fail(f"game {i} played alone ends differently from the batch")
+    report.checks.append(f"batch of {num_games} equals {singles} games played alone")
+    if spec.hidden_information:
+        report.checks.append("observations and masks unchanged when hidden information is re-dealt")
+    report.checks.append("save/restore (bytes, npz, pickle) and describe/from_description continue identically")
+    return report
+
+
+def _check_hidden(rules, state, games: int, t: int, seed: int) -> None:
+    sub = state.take(np.arange(games))
+    for seat in range(sub.config.num_players):
+        keys = frng.keys_from_seed(seed * 1000 + t * 10 + seat, games)
+        other = rules.redeal_hidden(sub, seat, keys)
+        if rules.invariants(other):
+            _fail(f"redeal_hidden broke the invariants: {rules.invariants(other)}")
+        if not np.array_equal(rules.observe(sub, seat), rules.observe(other, seat)):
+            _fail(f"step {t}: seat {seat}'s observation changed when hidden information was re-dealt")
+        if not np.array_equal(rules.legal_mask(sub, seat), rules.legal_mask(other, seat)):
+            _fail(f"step {t}: seat {seat}'s legal actions depend on information it cannot see")
+
+
+def _check_round_trips(spec, state, actions, gen, rules) -> None:
+    import io
+    import pickle
+
+    probe = _random_actions(np.maximum(rules.legal_mask(state), state.done[:, None]), gen)
+    expected, expected_rewards = rules.step(state, probe)
+    buffer = io.BytesIO()
+    fstate.save(state, buffer)
+    buffer.seek(0)
+    restored = [fstate.from_bytes(fstate.to_bytes(state)), fstate.load(buffer), pickle.loads(pickle.dumps(state))]
+    for how, copy in zip(("bytes", "npz", "pickle"), restored, strict=True):
+        if not copy.equals(state):
+            _fail(f"state changed through a {how} round trip")
+        again, rewards = rules.step(copy, probe)
+        if not again.equals(expected) or not np.array_equal(rewards, expected_rewards):
+            _fail(f"a state restored from {how} continued differently")
+    for i in range(min(3, state.batch_size)):
+        rebuilt = rules.from_description(rules.describe(state, i))
+        if not rebuilt.equals(state.take(i)):
+            _fail(f"from_description(describe(state, {i})) is not the same position")
+        again, _ = rules.step(rebuilt, probe[i : i + 1])
+        if not again.equals(expected.take(i)):
+            _fail(f"a position rebuilt from its description continued differently (game {i})")

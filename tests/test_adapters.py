@@ -1,0 +1,330 @@
+"""Behaviour of the adapters every game shares: AEC, parallel, Gymnasium single and vector, SB3."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import game_ids
+
+import fruit_envs
+from fruit_envs import IllegalActionError, cherry_picking_v0
+from fruit_envs.core import state as fstate
+from fruit_envs.core.aec import FruitAECEnv, make_aec_env
+from fruit_envs.core.gym_env import FruitVectorEnv
+from fruit_envs.core.spec import get_spec
+
+
+def first_legal(mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+# --- illegal actions and bad arguments -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_raw_env_raises_on_illegal_action_and_changes_nothing(game):
+    env = FruitAECEnv(game)
+    env.reset(seed=3)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = fstate.to_bytes(env.state)
+    with pytest.raises(IllegalActionError, match="legal actions are") as info:
+        env.step(illegal)
+    assert info.value.action == illegal and info.value.legal == np.flatnonzero(mask).tolist()
+    for bad in (-1, 10_000, 2.5, "x", True):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    assert fstate.to_bytes(env.state) == before
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_env_follows_pettingzoo_classic_on_illegal_action(game):
+    env = make_aec_env(game)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1 and all(r == 0 for a, r in env.rewards.items() if a != agent)
+
+
+def test_parallel_env_illegal_action_ends_the_game():
+    env = cherry_picking_v0.parallel_env(num_players=3)
+    obs, _ = env.reset(seed=1)
+    actions = {a: first_legal(obs[a]["action_mask"]) for a in env.agents}
+    actions["player_1"] = cherry_picking_v0.raw_env().rules.WAIT  # not legal while committing
+    _, rewards, terms, _, infos = env.step(actions)
+    assert rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
+    assert all(terms.values()) and infos["player_1"]["illegal_action"] and env.agents == []
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_players": 9}, r"supports num_players in \[2, 3, 4, 5, 6\]"),
+        ({"num_players": "two"}, "must be an integer"),
+        ({"colour": "red"}, r"unknown option\(s\) \['colour'\]; allowed options are"),
+        ({"same_sort_bonus": "twice"}, r"choose one of \['repeat', 'once'\]"),
+        ({"reward": "dense"}, r"choose one of \['terminal', 'score'\]"),
+        ({"render_mode": "rgb"}, "render_mode must be None or one of"),
+    ],
+)
+def test_bad_constructor_arguments_say_what_is_allowed(kwargs, message):
+    for make in (cherry_picking_v0.raw_env, cherry_picking_v0.env, cherry_picking_v0.parallel_env):
+        with pytest.raises(ValueError, match=message):
+            make(**kwargs)
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make("fruit_envs/CherryPicking-v0", **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"opponent": "alphazero"}, r"unknown agent 'alphazero'; known agents are"),
+        ({"opponent": "ppo:/nonexistent/model.zip"}, "no PPO model at"),
+        ({"opponent": 42}, "opponent must be"),
+        ({"seat": 5}, r"seat must be None \(random each game\) or an int in 0..1"),
+        ({"illegal_action": "ignore"}, "illegal_action must be 'lose' or 'raise'"),
+    ],
+)
+def test_bad_gymnasium_arguments_say_what_is_allowed(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make("fruit_envs/CherryPicking-v0", **kwargs)
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=2, **kwargs)
+
+
+def test_unknown_game_lists_the_registered_ones():
+    with pytest.raises(ValueError, match=r"unknown game 'chess'; registered games are \['cherry_picking'"):
+        FruitAECEnv("chess")
+
+
+# --- AEC -----------------------------------------------------------------------------------------
+
+
+def test_aec_exposes_read_only_state_and_rules():
+    env = cherry_picking_v0.raw_env(num_players=3)
+    env.reset(seed=0)
+    assert env.rules.SPEC.id == "cherry_picking"
+    assert env.state.batch_size == 1
+    with pytest.raises(ValueError, match="read-only"):
+        env.state.hands[0, 0, 0] = 5
+
+
+def test_aec_rewards_reach_the_agents_they_belong_to():
+    """Terminal rewards arrive through last() for each agent, matching the final scores."""
+    env = cherry_picking_v0.env(num_players=3)
+    env.reset(seed=11)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"].astype(bool)
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    scores = env.unwrapped.state.scores[0]
+    expected = get_spec("cherry_picking").rules.terminal_rewards(scores[None])[0]
+    assert [total[a] for a in env.possible_agents] == expected.tolist()
+
+
+def test_aec_load_state_continues_from_a_described_position():
+    env = cherry_picking_v0.raw_env(num_players=2)
+    env.reset(seed=5)
+    env.step(first_legal(env.observe("player_0")["action_mask"]))
+    d = env.rules.describe(env.state)
+    other = cherry_picking_v0.raw_env(num_players=2)
+    other.reset(seed=99)
+    other.load_state(env.rules.from_description(d))
+    assert other.agent_selection == env.agent_selection == "player_1"
+    for agent in ("player_0", "player_1"):
+        assert np.array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
+
+
+def test_aec_render_modes():
+    env = cherry_picking_v0.raw_env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "Cherry Picking" in text and "plants:" in text and "player_1" in text
+
+
+def test_parallel_env_commits_all_cards_in_one_step():
+    env = cherry_picking_v0.parallel_env(num_players=4)
+    obs, _ = env.reset(seed=2)
+    wait = env.rules.WAIT
+    assert all(not o["action_mask"][wait] for o in obs.values()), "everyone chooses a card at first"
+    steps = 0
+    while env.agents:
+        actions = {a: first_legal(obs[a]["action_mask"]) for a in env.agents}
+        before = int(env.state.step_count[0])
+        obs, rewards, terms, truncs, _ = env.step(actions)
+        choosers = [a for a, o in obs.items() if not o["action_mask"][wait]]
+        assert int(env.state.step_count[0]) > before
+        if env.agents and env.rules.describe(env.state)["phase"] == "choose":
+            assert len(choosers) == 1, "after the reveal one player chooses at a time; the others wait"
+        steps += 1
+    assert all(terms.values()) and sorted(rewards.values())[-1] == 1.0
+
+
+# --- Gymnasium -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_same_seed_same_trajectory_single_env(game):
+    spec = get_spec(game)
+
+    def run(seed):
+        env = gymnasium.make(spec.gym_id, opponent="greedy")
+        obs, info = env.reset(seed=seed)
+        out = [obs]
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, reward, term, trunc, info = env.step(action)
+            out += [obs, reward]
+            if term or trunc:
+                obs, info = env.reset()
+        return out
+
+    a, b, c = run(7), run(7), run(8)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def test_single_env_seat_and_illegal_modes():
+    env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, seat=2, opponent="greedy")
+    obs, info = env.reset(seed=0)
+    assert info["seat"] == 2 and env.unwrapped.state.to_move[0] == 2, "opponents moved before the learner"
+    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    obs, reward, term, trunc, info = env.step(illegal)
+    assert term and reward == -1.0 and info["illegal_action"] and info["outcome"] == -1
+    strict = gymnasium.make("fruit_envs/CherryPicking-v0", illegal_action="raise")
+    _, info = strict.reset(seed=0)
+    before = fstate.to_bytes(strict.unwrapped.state)
+    with pytest.raises(IllegalActionError):
+        strict.step(int(np.flatnonzero(~info["action_mask"])[0]))
+    assert fstate.to_bytes(strict.unwrapped.state) == before
+
+
+def test_single_env_accepts_a_policy_object_as_opponent():
+    calls = []
+
+    class Lowest:
+        def act(self, obs, mask, rng):
+            calls.append(len(obs))
+            return np.argmax(mask, axis=1)
+
+    env = gymnasium.make("fruit_envs/CherryPicking-v0", opponent=Lowest())
+    _, info = env.reset(seed=0)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert calls
+
+
+def test_make_vec_is_backed_by_the_batched_rules():
+    env = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=64, num_players=3, opponent="greedy")
+    assert isinstance(env.unwrapped, FruitVectorEnv)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (64, *env.single_observation_space.shape)
+    rng = np.random.default_rng(0)
+    finished = 0
+    rules = env.unwrapped.spec_.rules
+    for _ in range(400):
+        mask = env.unwrapped.action_masks()
+        assert np.array_equal(mask, info["action_mask"])
+        state, seats = env.unwrapped.state, env.unwrapped.seats
+        assert (state.to_move == seats).all(), "every game waits for its learner"
+        assert np.array_equal(mask, rules.legal_mask(state, seats))
+        assert np.array_equal(obs, rules.observe(state, seats))
+        actions = np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1)
+        obs, reward, term, trunc, info = env.step(actions)
+        if term.any():
+            finished += int(term.sum())
+            assert info["_final_obs"].tolist() == term.tolist()
+            assert set(np.unique(reward[term])) <= {-1.0, 0.0, 1.0}
+            assert set(np.unique(info["outcome"][term])) <= {-1, 0, 1}
+        assert (reward[~term] == 0).all(), "terminal rewards only at the end"
+    assert finished >= 64
+
+
+def test_vector_env_same_seed_same_trajectory():
+    def run():
+        env = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=8, opponent="random")
+        obs, info = env.reset(seed=123)
+        rng = np.random.default_rng(1)
+        out = [obs]
+        for _ in range(150):
+            mask = info["action_mask"]
+            obs, reward, term, trunc, info = env.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
+            out += [obs, reward, term]
+        return out
+
+    assert all(np.array_equal(x, y) for x, y in zip(run(), run(), strict=True))
+
+
+def test_vector_env_rejects_wrong_action_batches():
+    env = FruitVectorEnv(num_envs=4, illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="expected 4 integer actions"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(IllegalActionError, match="learner in env 0"):
+        env.step(np.full(4, 59))
+
+
+def test_gymnasium_registration_is_idempotent():
+    fruit_envs.register_envs()
+    assert "fruit_envs/CherryPicking-v0" in gymnasium.registry
+
+
+# --- SB3 -----------------------------------------------------------------------------------------
+
+
+def test_sb3_vec_env_masks_describe_the_returned_observations():
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    env = FruitSB3VecEnv("cherry_picking", num_envs=16, num_players=2, opponent="greedy")
+    obs = env.reset()
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(300):
+        masks = env.env_method("action_masks")
+        assert masks.shape == (16, 60)
+        rules = env.spec_.rules
+        assert np.array_equal(masks, rules.legal_mask(env.batch.state, env.batch.seats))
+        assert np.array_equal(obs, rules.observe(env.batch.state, env.batch.seats))
+        env.step_async(np.argmax(np.where(masks, rng.random(masks.shape), -1), axis=1))
+        obs, rewards, dones, infos = env.step_wait()
+        for g in np.flatnonzero(dones):
+            assert infos[g]["terminal_observation"].shape == obs.shape[1:]
+            assert infos[g]["episode"]["r"] == rewards[g]
+            episodes += 1
+    assert episodes > 16
+
+
+def test_human_render_prints_the_table(capsys):
+    env = cherry_picking_v0.raw_env(render_mode="human")
+    env.reset(seed=0)
+    env.step(first_legal(env.observe(env.agent_selection)["action_mask"]))
+    assert "Cherry Picking" in capsys.readouterr().out
+
+
+def test_pettingzoo_style_registry():
+    assert fruit_envs.all_environments["fruit/cherry_picking_v0"] is cherry_picking_v0
+    for module in fruit_envs.all_environments.values():
+        assert callable(module.env) and callable(module.raw_env)
+
+
+def test_game_spec_declares_its_facts():
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(3)
+    assert spec.player_counts == (2, 3, 4, 5, 6) and spec.num_actions == 60
+    assert spec.chance and spec.hidden_information and spec.simultaneous
+    assert spec.observation_shape(config) == (430 + 108 * 3,)
+    assert spec.max_game_length(config) == 3 * 14 * 2 * 3
+    assert spec.reward_bounds(config) == (-1.0, 1.0)
+    assert spec.reward_bounds(spec.make_config(3, reward="score"))[1] > 100
+    assert "same_sort_bonus" in spec.describe_options()
+    assert get_spec("cherry_picking_v0") is get_spec("CherryPicking") is spec

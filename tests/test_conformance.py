@@ -1,0 +1,110 @@
+"""Conformance of every registered game: `check_game`, PettingZoo, Gymnasium and SB3 API checks."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import game_ids, game_player_params, option_params
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+
+from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
+from fruit_envs.core.spec import get_spec
+from fruit_envs.testing import ConformanceError, check_game
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_thousand_random_games_run_clean(game, players):
+    report = check_game(game, players, num_games=1000, single_games=4)
+    assert len(report.game_lengths) == 1000
+    assert max(report.game_lengths) <= get_spec(game).max_game_length(get_spec(game).make_config(players))
+    assert report.outcomes["decided"] + report.outcomes["full_draw"] == 1000
+
+
+@pytest.mark.parametrize("game, players", [gp for gp in game_player_params(True) if gp not in game_player_params()])
+def test_other_player_counts_run_clean(game, players):
+    report = check_game(game, players, num_games=200)
+    assert len(report.game_lengths) == 200
+
+
+@pytest.mark.parametrize("game, option, value", option_params())
+def test_every_option_runs_clean(game, option, value):
+    spec = get_spec(game)
+    report = check_game(game, spec.default_num_players, {option: value}, num_games=100)
+    assert report.config[option] == value
+
+
+def test_check_game_catches_a_leak(monkeypatch):
+    """The conformance check itself must fail on a game that shows hidden cards."""
+    rules = get_spec("cherry_picking").rules
+    honest = rules.observe
+
+    def leaky(state, player):
+        obs = honest(state, player)
+        obs[:, 0] = state.hands[:, (np.asarray(player) + 1) % state.config.num_players].sum(axis=-1) > 5
+        obs[:, 1] = state.aside >= 20
+        return obs
+
+    monkeypatch.setattr(rules, "observe", leaky)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("cherry_picking", 3, num_games=32)
+
+
+def test_check_game_catches_lost_cards(monkeypatch):
+    rules = get_spec("cherry_picking").rules
+    honest = rules.step
+
+    def lossy(state, actions, active=None):
+        nxt, rewards = honest(state, actions, active)
+        nxt.plants[:, 0] = 0  # a plant card turns into a ladder
+        return nxt, rewards
+
+    monkeypatch.setattr(rules, "step", lossy)
+    with pytest.raises(ConformanceError, match="not conserved"):
+        check_game("cherry_picking", 4, num_games=16)
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_pettingzoo_api(game, players):
+    api_test(make_aec_env(game, num_players=players), num_cycles=1000)
+
+
+@pytest.mark.parametrize("game, players", [gp for gp in game_player_params() if get_spec(gp[0]).simultaneous])
+def test_pettingzoo_parallel_api(game, players):
+    parallel_api_test(FruitParallelEnv(game, num_players=players), num_cycles=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unmasked random actions are illegal and end the game: expected
+        parallel_seed_test(lambda: FruitParallelEnv(game, num_players=players))
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_pettingzoo_seed(game, players):
+    seed_test(lambda: make_aec_env(game, num_players=players), num_cycles=500)
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_raw_env_is_the_bare_aec_env(game):
+    env = FruitAECEnv(game)
+    assert env.metadata["name"] == get_spec(game).pettingzoo_name
+    assert set(env.metadata["render_modes"]) >= {"ansi", "human"}
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_gymnasium_check_env(game, players):
+    for opponent in ("random", "greedy"):
+        env = gymnasium.make(get_spec(game).gym_id, num_players=players, opponent=opponent)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # check_env steps unmasked random actions: illegal -> loss
+            gym_check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_sb3_check_env(game, players):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sb3_check_env(gymnasium.make(get_spec(game).gym_id, num_players=players).unwrapped)

@@ -1,0 +1,19 @@
+"""The code base stays clean under the project's ruff settings (lint and format)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("command", [["check", "."], ["format", "--check", "."]])
+def test_ruff(command):
+    ruff = shutil.which("ruff")
+    assert ruff, "ruff is part of the dev extra; run ./dev test"
+    proc = subprocess.run([ruff, *command], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

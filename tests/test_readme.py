@@ -1,0 +1,29 @@
+"""Every Python snippet in the README runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_opens_with_the_two_commands():
+    first_block = re.search(r"```bash\n(.*?)```", README.read_text(), flags=re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in first_block.splitlines() if line.strip()]
+    assert commands == ["./dev main", "./dev test"]
+    ci = (README.parent / ".ci" / "run").read_text()
+    assert "exec ./dev test" in ci
+
+
+def test_readme_has_snippets():
+    assert len(SNIPPETS) >= 6
+
+
+@pytest.mark.parametrize("index", range(len(SNIPPETS)))
+def test_readme_snippet_runs(index, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    exec(compile(SNIPPETS[index], f"README snippet {index}", "exec"), {"__name__": "__readme__"})
