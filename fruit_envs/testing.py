@@ -193,3 +193,66 @@ def _check_round_trips(spec, state, actions, gen, rules) -> None:
         again, _ = rules.step(rebuilt, probe[i : i + 1])
         if not again.equals(expected.take(i)):
             _fail(f"a position rebuilt from its description continued differently (game {i})")
+
+
+def playthrough(game: str | GameSpec, num_players: int | None = None, seed: int = 0) -> str:
+    """A seeded random game as text (OpenSpiel-style golden playthrough): every decision by name,
+    the rewards, and a digest of every seat's observation, so a diff shows what a rule change did."""
+    import hashlib
+    import json
+
+    spec = get_spec(game)
+    rules = spec.rules
+    config = spec.make_config(num_players)
+    gen = np.random.default_rng(seed)
+    state = rules.init(config, frng.keys_from_seed(seed, 1))
+    lines = [
+        f"game: {spec.id} v{spec.version}",
+        f"config: {json.dumps(config.to_dict(), sort_keys=True)}",
+        f"seed: {seed}",
+        "start: " + json.dumps(rules.describe(state, 0), sort_keys=True),
+    ]
+    while not state.done[0]:
+        seat = int(state.to_move[0])
+        digests = " ".join(
+            hashlib.sha256(rules.observe(state, k).tobytes()).hexdigest()[:10] for k in range(config.num_players)
+        )
+        action = int(_random_actions(rules.legal_mask(state), gen)[0])
+        state, rewards = rules.step(state, np.array([action]))
+        lines.append(
+            f"{int(state.step_count[0]):4d} player_{seat}: {rules.action_to_string(config, action)}"
+            f" | rewards {rewards[0].tolist()} | obs {digests}"
+        )
+    lines.append("end: " + json.dumps(rules.describe(state, 0), sort_keys=True))
+    return "\n".join(lines) + "\n"
+
+
+GOLDEN_PLAYER_COUNTS = (2, 4)
+
+
+def write_goldens(folder) -> list:
+    """Regenerate `<game>_<players>p.txt` for every registered game (run after an intended rule change)."""
+    from pathlib import Path
+
+    from fruit_envs.core.spec import registered_games
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in registered_games():
+        for p in GOLDEN_PLAYER_COUNTS:
+            if p in spec.player_counts:
+                path = folder / f"{spec.id}_{p}p.txt"
+                path.write_text(playthrough(spec, p, seed=0))
+                written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    import fruit_envs  # noqa: F401  (registers the games)
+
+    target = sys.argv[1] if len(sys.argv) > 1 else "tests/golden"
+    for path in write_goldens(target):
+        print("wrote", path)
