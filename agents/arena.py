@@ -34,37 +34,48 @@ class MatchResult:
         return out
 
 
-def play_match(
+def play_games(
     game: str | GameSpec,
     config: Config,
-    seat_agents: list,
-    num_games: int,
+    agents: list,
+    seating: np.ndarray,
     seed: int = 0,
     record: bool = False,
     keys: np.ndarray | None = None,
 ) -> MatchResult:
-    """Play `num_games` games with `seat_agents[k]` in seat k; returns scores and winners."""
+    """Play `len(seating)` games in one batch; `seating[g, k]` indexes the agent in seat k of game g.
+
+    Each decision asks every agent once for all games where one of its seats is to move.
+    """
     spec = get_spec(game)
     rules = spec.rules
     p = config.num_players
-    if len(seat_agents) != p:
-        raise ValueError(f"{spec.name} with {p} players needs {p} seat agents, got {len(seat_agents)}")
+    seating = np.asarray(seating, dtype=np.int64)
+    num_games = len(seating)
+    if seating.ndim != 2 or seating.shape[1] != p:
+        raise ValueError(f"{spec.name} with {p} players needs a seating of shape (games, {p}), got {seating.shape}")
+    if seating.min() < 0 or seating.max() >= len(agents):
+        raise ValueError(f"seating refers to agents 0..{seating.max()}, but {len(agents)} agents were given")
     gen = np.random.default_rng(seed)
     state = rules.init(config, frng.keys_from_seed(seed, num_games) if keys is None else keys)
+    rows = np.arange(num_games)
     log = [] if record else None
     for _ in range(spec.max_game_length(config) + 1):
         if state.done.all():
             break
         actions = np.full(num_games, -1, dtype=np.int64)
         mask = rules.legal_mask(state)
-        for seat, agent in enumerate(seat_agents):
-            games = np.flatnonzero(~state.done & (state.to_move == seat))
+        mover = state.to_move.astype(np.int64)
+        who = seating[rows, mover]
+        for k, agent in enumerate(agents):
+            games = np.flatnonzero(~state.done & (who == k))
             if len(games):
-                obs = rules.observe(state.take(games), seat)
+                obs = rules.observe(state.take(games), mover[games])
                 actions[games] = agent.act(obs, mask[games], gen)
-        live = ~state.done
-        if not mask[np.flatnonzero(live), actions[live]].all():
-            raise ValueError("an agent chose an illegal action")
+        live = np.flatnonzero(~state.done)
+        if not mask[live, actions[live]].all():
+            bad = live[~mask[live, actions[live]]][0]
+            raise ValueError(f"agent {agents[who[bad]]!r} chose illegal action {actions[bad]} in game {bad}")
         if log is not None:
             log.append(actions.copy())
         state, _ = rules.step(state, np.maximum(actions, 0))
@@ -79,6 +90,14 @@ def play_match(
     )
 
 
+def play_match(game, config: Config, seat_agents: list, num_games: int, seed: int = 0, record: bool = False):
+    """`num_games` games with `seat_agents[k]` always in seat k."""
+    if len(seat_agents) != config.num_players:
+        raise ValueError(f"{config.num_players} players need {config.num_players} seat agents, got {len(seat_agents)}")
+    seating = np.tile(np.arange(config.num_players), (num_games, 1))
+    return play_games(game, config, list(seat_agents), seating, seed=seed, record=record)
+
+
 def evaluate(
     game: str | GameSpec,
     config: Config,
@@ -87,24 +106,25 @@ def evaluate(
     num_games: int,
     seed: int = 0,
 ) -> dict:
-    """`agent` against `opponent` in every other seat, seats rotated evenly; win rate with 95% Wilson CI."""
+    """`agent` against `opponent` in every other seat, its seat rotating game by game; win rate with 95% Wilson CI.
+
+    The games are a fixed list for a given seed, so evaluations at different times are comparable.
+    """
     p = config.num_players
-    per_seat = max(1, num_games // p)
-    outcomes = []
-    for seat in range(p):
-        seats = [opponent] * p
-        seats[seat] = agent
-        result = play_match(game, config, seats, per_seat, seed=seed * 1000 + seat)
-        outcomes.append(result.outcome(np.full(per_seat, seat)))
-    outcomes = np.concatenate(outcomes)
+    num_games = max(p, num_games - num_games % p)
+    agent_seat = np.arange(num_games) % p
+    seating = np.ones((num_games, p), dtype=np.int64)
+    seating[np.arange(num_games), agent_seat] = 0
+    result = play_games(game, config, [agent, opponent], seating, seed=seed)
+    outcomes = result.outcome(agent_seat)
     wins, draws = int((outcomes == 1).sum()), int((outcomes == 0).sum())
-    low, high = wilson_interval(wins, len(outcomes))
+    low, high = wilson_interval(wins, num_games)
     return {
-        "games": len(outcomes),
+        "games": num_games,
         "wins": wins,
         "draws": draws,
-        "losses": len(outcomes) - wins - draws,
-        "win_rate": wins / len(outcomes),
+        "losses": num_games - wins - draws,
+        "win_rate": wins / num_games,
         "win_rate_low": low,
         "win_rate_high": high,
     }

@@ -1,0 +1,79 @@
+"""A trained MaskablePPO policy behind the batched `act(obs, mask, rng)` interface (needs the train extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from fruit_envs.core.spec import Config, GameSpec, get_spec
+
+
+class PolicyOnly:
+    """What `PPOAgent` needs of a model: its policy and spaces (a saved policy has no optimizer)."""
+
+    def __init__(self, policy):
+        self.policy = policy
+        self.observation_space = policy.observation_space
+        self.action_space = policy.action_space
+
+
+def load_model(path: str | Path):
+    """Load a MaskablePPO zip (or a saved policy) on the CPU; a missing or unreadable file is a ValueError."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no PPO model at {str(path)!r}")
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except Exception as model_error:  # not a full model: maybe a policy saved with policy.save()
+        try:
+            return PolicyOnly(MaskableActorCriticPolicy.load(path, device="cpu"))
+        except Exception:
+            raise ValueError(f"{str(path)!r} is not a readable MaskablePPO model: {model_error}") from model_error
+
+
+class PPOAgent:
+    """Acts with a MaskablePPO policy; `deterministic` takes the most likely legal action.
+
+    Stochastic play samples from the masked policy with the `rng` passed to `act`, so a seeded
+    match is reproducible.
+    """
+
+    name = "ppo"
+
+    def __init__(self, model_or_path, game: str | GameSpec, config: Config, deterministic: bool = True):
+        self.model = load_model(model_or_path) if isinstance(model_or_path, (str, Path)) else model_or_path
+        self.path = str(model_or_path) if isinstance(model_or_path, (str, Path)) else None
+        self.spec, self.config, self.deterministic = get_spec(game), config, deterministic
+        expected_obs = self.spec.observation_shape(config)
+        got_obs = tuple(self.model.observation_space.shape)
+        got_actions = getattr(self.model.action_space, "n", None)
+        if got_obs != tuple(expected_obs) or got_actions != self.spec.num_actions:
+            raise ValueError(
+                f"model {self.path or ''} was trained on observations {got_obs} and {got_actions} actions; "
+                f"{self.spec.name} with {config.num_players} players has {tuple(expected_obs)} and "
+                f"{self.spec.num_actions}"
+            )
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        policy = self.model.policy
+        with torch.no_grad():
+            obs_tensor, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
+            dist = policy.get_distribution(obs_tensor, action_masks=np.asarray(mask, dtype=bool))
+            logits = dist.distribution.logits.cpu().numpy().astype(np.float64)
+        logits = np.where(mask, logits, -np.inf)
+        if self.deterministic:
+            return np.argmax(logits, axis=1).astype(np.int64)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cumulative = np.cumsum(probs / probs.sum(axis=1, keepdims=True), axis=1)
+        draws = rng.random((len(obs), 1))
+        choice = (cumulative < draws).sum(axis=1)
+        # guard against rounding pushing past the last legal action
+        return np.where(mask[np.arange(len(obs)), np.minimum(choice, mask.shape[1] - 1)], choice, np.argmax(logits, 1))
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({self.path or 'in-memory model'}, deterministic={self.deterministic})"

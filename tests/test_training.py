@@ -1,0 +1,247 @@
+"""The training script: every promised file, resume, interruption, and rewards that belong to the learner."""
+
+from __future__ import annotations
+
+import csv
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import game_ids
+
+from training import train_ppo
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["--num-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "32", "32",
+        "--eval-games", "8", "--snapshot-every", "1", "--no-progress"]  # fmt: skip
+
+
+def rows(path: Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def only_run(runs: Path) -> Path:
+    found = [p for p in runs.iterdir() if p.is_dir()]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    args = ["--game", game, "--total-timesteps", "512", "--eval-every", "256", "--checkpoint-every", "256",
+            "--runs-dir", str(runs), *TINY]  # fmt: skip
+    assert train_ppo.main(args) == 0
+    run = only_run(runs)
+    assert run.name.startswith(f"{game}__ppo__1__")
+    out = capsys.readouterr().out
+    assert f"run folder: {run}" in out and "PPO vs random" in out and "PPO vs greedy" in out
+
+    config = json.loads((run / "config.json").read_text())
+    assert config["args"]["total_timesteps"] == 512 and config["args"]["game"] == game
+    assert {"torch", "numpy", "stable_baselines3", "sb3_contrib", "fruit_envs"} <= set(config["versions"])
+    assert "commit" in config["git"]
+
+    progress = rows(run / "progress.csv")
+    assert len(progress) >= 3 and progress[0].keys() >= {"timesteps", "fps", "ep_rew_mean", "value_loss"}
+    steps = [int(r["timesteps"]) for r in progress]
+    assert steps == sorted(set(steps))
+    evals = rows(run / "eval.csv")
+    assert {r["opponent"] for r in evals} == {"random", "greedy"}
+    for r in evals:
+        assert float(r["win_rate_low"]) <= float(r["win_rate"]) <= float(r["win_rate_high"])
+
+    assert list(run.glob("events.out.tfevents.*"))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tags = EventAccumulator(str(run)).Reload().Tags()["scalars"]
+    assert any(t.startswith("charts/") for t in tags)
+    assert any(t.startswith("losses/") for t in tags)
+    assert "eval/win_rate_vs_greedy" in tags and "eval/win_rate_vs_random" in tags
+
+    checkpoints = sorted((run / "checkpoints").glob("step_*.zip"))
+    assert len(checkpoints) >= 2 and (run / "checkpoints" / "latest.zip").is_file()
+    assert (run / "model.zip").is_file()
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    league = json.loads((run / "league" / "league.json").read_text())["snapshots"]
+    assert league and all((run / "league" / name).is_file() for name in league)
+    assert not list(run.rglob("*.tmp*")), "no temporary files are left behind"
+
+    from agents import make_agent
+    from fruit_envs import get_spec
+
+    spec = get_spec(game)
+    cfg = spec.make_config()
+    agent = make_agent(f"ppo:{run / 'model.zip'}", spec, cfg)
+    state = spec.rules.init(cfg, np.arange(16, dtype=np.uint64))
+    mask = spec.rules.legal_mask(state)
+    actions = agent.act(spec.rules.observe(state, state.to_move), mask, np.random.default_rng(0))
+    assert mask[np.arange(16), actions].all()
+
+    assert train_ppo.main(["--resume", str(run), "--resume-total-timesteps", "1024", "--no-progress"]) == 0
+    config = json.loads((run / "config.json").read_text())
+    assert len(config["resumes"]) == 1 and config["resumes"][0]["from_timesteps"] >= 512
+    after = [int(r["timesteps"]) for r in rows(run / "progress.csv")]
+    assert after[: len(steps)] == steps, "rows written before the resume are kept"
+    assert after == sorted(set(after)) and after[-1] >= 1024 - 128
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] >= 1024
+
+
+def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_path):
+    runs = tmp_path / "runs"
+    cmd = [sys.executable, "-m", "training.train_ppo", "--total-timesteps", "100000000", "--eval-every", "100000000",
+           "--checkpoint-every", "100000000", "--runs-dir", str(runs), *TINY]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            progress = list(runs.glob("*/progress.csv"))
+            if progress and len(rows(progress[0])) >= 4:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("training never logged four updates")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "checkpoint saved" in err and "Traceback" not in err
+    run = only_run(runs)
+    before = rows(run / "progress.csv")
+    from sb3_contrib import MaskablePPO
+
+    saved = MaskablePPO.load(run / "checkpoints" / "latest.zip", device="cpu").num_timesteps
+    assert saved >= int(before[-1]["timesteps"])
+
+    target = saved + 3 * 128
+    resume = subprocess.run([sys.executable, "-m", "training.train_ppo", "--resume", str(run),
+                             "--resume-total-timesteps", str(target), "--no-progress"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert resume.returncode == 0, resume.stderr
+    after = rows(run / "progress.csv")
+    assert after[: len(before)] == before, "no row written before the kill is lost or changed"
+    steps = [int(r["timesteps"]) for r in after]
+    assert len(steps) == len(set(steps)) and steps == sorted(steps), "no row is repeated"
+    assert len(after) >= len(before) + 2 and int(after[len(before)]["timesteps"]) > saved
+
+
+def test_a_killed_write_never_corrupts_the_latest_checkpoint(tmp_path):
+    class Model:
+        def __init__(self, payload, fail):
+            self.payload, self.fail = payload, fail
+
+        def save(self, path):
+            Path(path).write_bytes(self.payload[:3])
+            if self.fail:
+                raise KeyboardInterrupt("killed mid-write")
+            Path(path).write_bytes(self.payload)
+
+    latest = tmp_path / "latest.zip"
+    train_ppo.atomic_save_model(Model(b"good checkpoint", fail=False), latest)
+    with pytest.raises(KeyboardInterrupt):
+        train_ppo.atomic_save_model(Model(b"newer checkpoint", fail=True), latest)
+    assert latest.read_bytes() == b"good checkpoint"
+
+
+def test_rows_from_after_the_checkpoint_are_set_aside_not_lost(tmp_path):
+    log = train_ppo.CsvLog(tmp_path / "progress.csv", ["timesteps", "fps"])
+    for t in (100, 200, 300, 400):
+        log.append({"timesteps": t, "fps": 1})
+    assert log.truncate_after(250) == 2
+    assert [r["timesteps"] for r in log.rows()] == ["100", "200"]
+    assert [r["timesteps"] for r in rows(tmp_path / "progress.superseded.csv")] == ["300", "400"]
+
+
+@pytest.mark.parametrize("reward", ["score", "terminal"])
+def test_learner_is_paid_its_own_seat_only(reward):
+    """The classic self-play bug pays the learner the opponent's reward; here each finished episode's
+    return must equal the learner seat's own score (or outcome), never an opponent's."""
+    from agents import make_agent
+    from agents.ppo import PPOAgent
+    from fruit_envs import get_spec
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+    from sb3_contrib import MaskablePPO
+
+    spec = get_spec("cherry_picking")
+    env = FruitSB3VecEnv("cherry_picking", num_envs=32, num_players=3, opponent="random", reward=reward)
+    learner = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=64, policy_kwargs={"net_arch": [16]})
+    pool = [PPOAgent(learner, spec, env.config, deterministic=False), make_agent("greedy", spec, env.config)]
+    env.set_opponents(pool, [0.5, 0.5])
+    env.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    captured = {}
+    original = env.batch._outcome
+
+    def spy(games, illegal):
+        scores = spec.rules.final_scores(env.batch.state.take(games))
+        captured["own"] = scores[np.arange(len(games)), env.batch.seats[games]]
+        captured["others"] = scores
+        return original(games, illegal)
+
+    env.batch._outcome = spy
+    while checked < 60:
+        masks = env.env_method("action_masks")
+        env.step_async(np.argmax(np.where(masks, rng.random(masks.shape), -1), axis=1))
+        _, _, dones, infos = env.step_wait()
+        for j, g in enumerate(np.flatnonzero(dones)):
+            episode_return = infos[g]["episode"]["r"]
+            if reward == "score":
+                assert episode_return == captured["own"][j]
+            else:
+                assert episode_return == infos[g]["outcome"]
+            checked += 1
+    assert checked >= 60
+
+
+def test_help_documents_every_field():
+    proc = subprocess.run([sys.executable, "-m", "training.train_ppo", "--help"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0
+    import dataclasses
+
+    for f in dataclasses.fields(train_ppo.Args):
+        assert "--" + f.name.replace("_", "-") in proc.stdout, f.name
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--resume", "/nonexistent/run"], "no config.json there"),
+        (["--options", "colour=red"], r"unknown option\(s\) \['colour'\]"),
+        (["--options", "nonsense"], "--options takes name=value pairs"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(argv, message, tmp_path, capsys):
+    assert train_ppo.main([*argv, "--runs-dir", str(tmp_path), "--no-progress"]) == 2
+    import re
+
+    assert re.search(message, capsys.readouterr().err)
+    assert not any(tmp_path.iterdir()), "a refused run leaves no folder behind"
+
+
+@pytest.mark.slow
+def test_default_training_beats_random(tmp_path, capsys):
+    """The main job's defaults: PPO clearly beats random after the default budget."""
+    assert train_ppo.main(["--runs-dir", str(tmp_path), "--no-progress"]) == 0
+    summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    assert summary["eval"]["random"]["win_rate_low"] > 0.6
+
+
+def test_short_training_improves_on_random_play(tmp_path):
+    """Short CI version of the slow check above: a small budget already beats the untrained policy's 50%."""
+    assert train_ppo.main(["--runs-dir", str(tmp_path), "--total-timesteps", "60000", "--opponent", "random",
+                           "--eval-every", "60000", "--eval-games", "200", "--num-envs", "64",
+                           "--no-progress"]) == 0  # fmt: skip
+    summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    assert summary["eval"]["random"]["win_rate"] > 0.55

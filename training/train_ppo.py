@@ -1,0 +1,555 @@
+"""MaskablePPO on the batched vector env, with self-play, evaluation and everything logged to disk.
+
+    python -m training.train_ppo --game cherry_picking --num-players 2 --total-timesteps 1500000
+    python -m training.train_ppo --resume runs/cherry_picking__ppo__1__20261129-120000
+
+One run folder `runs/{game}__{exp_name}__{seed}__{timestamp}/` holds `config.json` (arguments,
+versions, git commit), TensorBoard events (`charts/`, `losses/`, `eval/`), `progress.csv`,
+`eval.csv`, `checkpoints/step_*.zip` and `checkpoints/latest.zip`, `model.zip` (the final model),
+`league/` (self-play snapshots) and `learning_curve.png`. Ctrl-C or SIGTERM saves a checkpoint and
+exits (status 130 / 143); `--resume RUN_DIR` continues from `checkpoints/latest.zip`, appending to
+the logs. Every file is written to a temporary name and renamed, so a kill never leaves a torn file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Args:
+    """Arguments of a training run (every field is a command-line flag)."""
+
+    game: str = "cherry_picking"
+    """registered game id (cherry_picking, ...)"""
+    num_players: int = 2
+    """players per game"""
+    exp_name: str = "ppo"
+    """experiment name, part of the run folder's name"""
+    seed: int = 1
+    """seed of the model, the environments and the opponents"""
+    total_timesteps: int = 1_500_000
+    """learner decisions to train for"""
+    opponent: Literal["random", "greedy", "self-play"] = "self-play"
+    """who plays the other seats: a fixed baseline, or a league of the learner's own snapshots"""
+    league_baselines: tuple[str, ...] = ("greedy",)
+    """self-play: fixed agents kept in the league beside the snapshots (may be empty)"""
+    snapshot_every: int = 25
+    """self-play: freeze a copy of the learner (weights only) into the league every this many updates"""
+    league_size: int = 8
+    """self-play: most recent snapshots kept in play (all stay on disk)"""
+    latest_weight: float = 0.5
+    """self-play: share of opponent seats played by the current learner itself"""
+    reward: Literal["terminal", "score"] = "terminal"
+    """'terminal': +1 win / -1 loss / 0 full draw; 'score': per-step score deltas (shaping)"""
+    num_envs: int = 128
+    """games stepped together in one numpy call"""
+    n_steps: int = 32
+    """decisions per game between updates (rollout length)"""
+    batch_size: int = 1024
+    """minibatch size"""
+    n_epochs: int = 4
+    """passes over each rollout"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    gamma: float = 1.0
+    """discount factor (1.0: games are short and rewards terminal)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clipping"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    net_arch: tuple[int, ...] = (256, 256)
+    """hidden layer sizes of the policy and value networks"""
+    eval_every: int = 250_000
+    """timesteps between evaluations against random and greedy"""
+    eval_games: int = 400
+    """games per evaluation and opponent, seats rotated"""
+    eval_seed: int = 12345
+    """seed of the fixed evaluation games"""
+    checkpoint_every: int = 500_000
+    """timesteps between checkpoints (latest.zip is refreshed at each)"""
+    runs_dir: Path = Path("runs")
+    """folder holding run folders"""
+    torch_threads: int = 2
+    """CPU threads for torch"""
+    progress: bool = True
+    """show a progress bar"""
+    resume: Path | None = None
+    """continue this run folder from its latest checkpoint (its saved arguments are used)"""
+    resume_total_timesteps: int | None = None
+    """with --resume: train up to this many timesteps instead of the run's own total"""
+    options: tuple[str, ...] = ()
+    """game options as name=value, e.g. --options same_sort_bonus=once"""
+
+
+PROGRESS_COLUMNS = [
+    "timesteps", "iteration", "time_elapsed", "fps", "ep_rew_mean", "ep_len_mean", "success_rate",
+    "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "clip_range",
+    "explained_variance", "learning_rate", "loss", "n_updates", "league_size",
+]  # fmt: skip
+EVAL_COLUMNS = ["timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "win_rate_low",
+                "win_rate_high", "seconds"]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Files written atomically
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def atomic_save_model(model, path: Path) -> None:
+    """Save a model zip under a temporary name, then rename it: readers never see half a file."""
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+
+
+class CsvLog:
+    """Append-only CSV with a fixed header; rows past a resume point move to `<name>.superseded.csv`."""
+
+    def __init__(self, path: Path, columns: list[str]):
+        self.path, self.columns = path, columns
+        if not path.exists():
+            atomic_write_text(path, ",".join(columns) + "\n")
+
+    def append(self, row: dict) -> None:
+        with self.path.open("a", newline="") as f:
+            csv.DictWriter(f, self.columns, extrasaction="ignore").writerow(row)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def rows(self) -> list[dict]:
+        with self.path.open(newline="") as f:
+            return list(csv.DictReader(f))
+
+    def truncate_after(self, timesteps: int) -> int:
+        """Keep rows up to `timesteps`; later ones (from after the checkpoint) are set aside, not lost."""
+        rows = self.rows()
+        keep = [r for r in rows if int(float(r["timesteps"])) <= timesteps]
+        later = [r for r in rows if int(float(r["timesteps"])) > timesteps]
+        if later:
+            aside = self.path.with_suffix(".superseded.csv")
+            new = not aside.exists()
+            with aside.open("a", newline="") as f:
+                writer = csv.DictWriter(f, self.columns, extrasaction="ignore")
+                if new:
+                    writer.writeheader()
+                writer.writerows(later)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with tmp.open("w", newline="") as f:
+                writer = csv.DictWriter(f, self.columns, extrasaction="ignore")
+                writer.writeheader()
+                writer.writerows(keep)
+            os.replace(tmp, self.path)
+        return len(later)
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging: SB3's records go to TensorBoard (renamed into charts/ and losses/) and progress.csv
+
+
+def make_sb3_logger(run_dir: Path, writer, progress: CsvLog, league_size):
+    from stable_baselines3.common.logger import KVWriter, Logger
+
+    class RunWriter(KVWriter):
+        def write(self, key_values, key_excluded, step=0):
+            row = {"timesteps": step, "league_size": league_size()}
+            for key, value in key_values.items():
+                if isinstance(value, str) or value is None:
+                    continue
+                group, name = key.split("/", 1) if "/" in key else ("charts", key)
+                row[name] = value
+                if "tensorboard" in (key_excluded.get(key) or ()):
+                    continue
+                tb_group = "losses" if group == "train" else "charts"
+                writer.add_scalar(f"{tb_group}/{name}", float(value), step)
+            progress.append(row)
+            writer.flush()
+
+        def close(self):
+            pass
+
+    return Logger(str(run_dir), [RunWriter()])
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+def versions() -> dict:
+    import gymnasium
+    import pettingzoo
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+
+    import fruit_envs
+
+    return {
+        "python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
+        "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
+        "gymnasium": gymnasium.__version__, "pettingzoo": pettingzoo.__version__, "fruit_envs": fruit_envs.__version__,
+    }  # fmt: skip
+
+
+def git_commit() -> dict:
+    def run(*cmd):
+        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    try:
+        return {"commit": run("git", "rev-parse", "HEAD"), "dirty": bool(run("git", "status", "--porcelain"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+
+
+def args_to_json(args: Args) -> dict:
+    d = asdict(args)
+    for key, value in d.items():
+        if isinstance(value, Path):
+            d[key] = str(value)
+        elif isinstance(value, tuple):
+            d[key] = list(value)
+    return d
+
+
+def args_from_json(d: dict) -> Args:
+    d = dict(d)
+    d["runs_dir"] = Path(d["runs_dir"])
+    d["resume"] = None
+    d["net_arch"] = tuple(d["net_arch"])
+    d["league_baselines"] = tuple(d["league_baselines"])
+    d["options"] = tuple(d["options"])
+    return Args(**d)
+
+
+def parse_options(options: tuple[str, ...]) -> dict:
+    """`("same_sort_bonus=once", "rounds=3")` -> `{"same_sort_bonus": "once", "rounds": 3}`."""
+    parsed = {}
+    for item in options:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--options takes name=value pairs, got {item!r}")
+        try:
+            parsed[name] = json.loads(value)
+        except json.JSONDecodeError:
+            parsed[name] = value
+    return parsed
+
+
+class Interrupted:
+    """Turns SIGINT/SIGTERM into a flag the training loop checks between decisions."""
+
+    def __init__(self):
+        self.signal = None
+
+    def __enter__(self):
+        self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def _handle(self, signum, frame):
+        if self.signal is not None:  # a second signal: stop at once (checkpoint files stay atomic)
+            raise KeyboardInterrupt
+        self.signal = signum
+
+    def __exit__(self, *exc):
+        for s, handler in self._old.items():
+            signal.signal(s, handler)
+        return False
+
+
+class League:
+    """Self-play opponents: frozen snapshots of the learner, fixed baselines, and the learner itself."""
+
+    def __init__(self, run_dir: Path, spec, config, args: Args, model):
+        from agents import make_agent
+
+        self.dir = run_dir / "league"
+        self.dir.mkdir(exist_ok=True)
+        self.spec, self.config, self.args, self.model = spec, config, args, model
+        self.baselines = [make_agent(name, spec, config) for name in args.league_baselines]
+        self.snapshots: list = []
+        index = self.dir / "league.json"
+        self.files = json.loads(index.read_text())["snapshots"] if index.exists() else []
+        for name in self.files[-args.league_size :]:
+            self.snapshots.append(self._agent(self.dir / name))
+
+    def _agent(self, path: Path):
+        from agents.ppo import PPOAgent
+
+        return PPOAgent(path, self.spec, self.config, deterministic=False)
+
+    def latest(self):
+        from agents.ppo import PPOAgent
+
+        return PPOAgent(self.model, self.spec, self.config, deterministic=False)
+
+    def add_snapshot(self, timesteps: int) -> None:
+        name = f"snapshot_{timesteps:012d}.zip"
+        tmp = self.dir / (name + ".tmp")
+        self.model.policy.save(tmp)  # weights only: a third of a full checkpoint
+        os.replace(tmp, self.dir / name)
+        self.files.append(name)
+        atomic_write_text(self.dir / "league.json", json.dumps({"snapshots": self.files}, indent=1))
+        self.snapshots = (self.snapshots + [self._agent(self.dir / name)])[-self.args.league_size :]
+
+    def opponents(self) -> tuple[list, list[float]]:
+        others = self.snapshots + self.baselines
+        if not others:
+            return [self.latest()], [1.0]
+        share = (1.0 - self.args.latest_weight) / len(others)
+        return [self.latest()] + others, [self.args.latest_weight] + [share] * len(others)
+
+    def truncate_after(self, timesteps: int) -> None:
+        keep = [f for f in self.files if int(f.split("_")[1].split(".")[0]) <= timesteps]
+        if keep != self.files:
+            self.files = keep
+            atomic_write_text(self.dir / "league.json", json.dumps({"snapshots": self.files}, indent=1))
+            self.snapshots = [self._agent(self.dir / name) for name in keep[-self.args.league_size :]]
+
+    def __len__(self):
+        return len(self.snapshots) + len(self.baselines) + 1
+
+
+def plot_learning_curve(eval_csv: Path, out: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(csv.DictReader(eval_csv.open()))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opponent, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
+        sel = [r for r in rows if r["opponent"] == opponent]
+        if not sel:
+            continue
+        x = np.array([int(r["timesteps"]) for r in sel])
+        y = np.array([float(r["win_rate"]) for r in sel])
+        lo = np.array([float(r["win_rate_low"]) for r in sel])
+        hi = np.array([float(r["win_rate_high"]) for r in sel])
+        ax.plot(x, y, marker="o", color=colour, label=f"vs {opponent}")
+        ax.fill_between(x, lo, hi, color=colour, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="timesteps", ylabel="win rate (95% Wilson CI)", ylim=(0, 1), title=title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    tmp = out.with_name(out.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, out)
+
+
+def train(args: Args) -> dict:
+    """Run (or resume) training; returns a summary with the run folder and final win rates."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    import fruit_envs
+    from agents import make_agent
+    from agents.arena import evaluate
+    from agents.ppo import PPOAgent
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    resumed_from = None
+    resume_dir = args.resume
+    if resume_dir is not None:
+        run_dir = Path(resume_dir)
+        config_path = run_dir / "config.json"
+        if not config_path.is_file():
+            raise ValueError(f"--resume {run_dir}: no config.json there; is it a run folder?")
+        if not (run_dir / "checkpoints" / "latest.zip").is_file():
+            raise ValueError(f"--resume {run_dir}: no checkpoints/latest.zip to continue from")
+        saved = json.loads(config_path.read_text())
+        new_total = args.resume_total_timesteps
+        progress_flag = args.progress
+        args = args_from_json(saved["args"])
+        args.progress = progress_flag
+        if new_total is not None:
+            args.total_timesteps = new_total
+    spec = fruit_envs.get_spec(args.game)
+    game_options = parse_options(args.options)
+    config = spec.make_config(args.num_players, reward=args.reward, **game_options)
+    torch.set_num_threads(args.torch_threads)
+
+    if resume_dir is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}"
+        suffix = 1
+        while run_dir.exists():  # two runs started in the same second never share a folder
+            run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}-{suffix}"
+            suffix += 1
+        (run_dir / "checkpoints").mkdir(parents=True)
+        meta = {"args": args_to_json(args), "game_version": spec.version, "config": config.to_dict(),
+                "versions": versions(), "git": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "command": sys.argv, "resumes": []}  # fmt: skip
+        atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+    else:
+        meta = json.loads((run_dir / "config.json").read_text())
+
+    env = FruitSB3VecEnv(spec.id, num_envs=args.num_envs, num_players=args.num_players,
+                         opponent="random" if args.opponent == "self-play" else args.opponent,
+                         reward=args.reward, **game_options)  # fmt: skip
+    env.seed(args.seed)
+    if resume_dir is None:
+        model = MaskablePPO(
+            "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
+            policy_kwargs={"net_arch": list(args.net_arch)}, device="cpu", verbose=0,
+        )  # fmt: skip
+    else:
+        model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env, device="cpu")
+        resumed_from = int(model.num_timesteps)
+        meta["resumes"].append({"at": time.strftime("%Y-%m-%d %H:%M:%S"), "from_timesteps": resumed_from,
+                                "total_timesteps": args.total_timesteps, "git": git_commit()})  # fmt: skip
+        atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+
+    progress_log = CsvLog(run_dir / "progress.csv", PROGRESS_COLUMNS)
+    eval_log = CsvLog(run_dir / "eval.csv", EVAL_COLUMNS)
+    league = League(run_dir, spec, config, args, model) if args.opponent == "self-play" else None
+    if resumed_from is not None:
+        moved = progress_log.truncate_after(resumed_from) + eval_log.truncate_after(resumed_from)
+        if moved:
+            print(f"{moved} log rows from after the checkpoint moved to *.superseded.csv", file=sys.stderr)
+        if league is not None:
+            league.truncate_after(resumed_from)
+    writer = SummaryWriter(str(run_dir), purge_step=resumed_from)
+    model.set_logger(make_sb3_logger(run_dir, writer, progress_log, lambda: len(league) if league else 1))
+    if league is not None:
+        env.set_opponents(*league.opponents())
+    rollout = args.n_steps * args.num_envs
+    baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
+    latest_eval: dict[str, dict] = {}
+
+    def run_evaluation(timesteps: int) -> None:
+        agent = PPOAgent(model, spec, config, deterministic=True)
+        for name, opponent in baselines.items():
+            start = time.time()
+            result = evaluate(spec, config, agent, opponent, args.eval_games, seed=args.eval_seed)
+            result.update(timesteps=timesteps, opponent=name, seconds=round(time.time() - start, 3))
+            eval_log.append(result)
+            latest_eval[name] = result
+            writer.add_scalar(f"eval/win_rate_vs_{name}", result["win_rate"], timesteps)
+            writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], timesteps)
+            writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
+        writer.flush()
+        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png",
+                            f"{spec.name}, {args.num_players} players: PPO ({args.opponent})")  # fmt: skip
+
+    def checkpoint(timesteps: int) -> None:
+        atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
+        atomic_save_model(model, run_dir / "checkpoints" / "latest.zip")
+
+    class Callback(BaseCallback):
+        def __init__(self, interrupted: Interrupted):
+            super().__init__()
+            self.interrupted = interrupted
+            self.next_eval = (model.num_timesteps // args.eval_every + 1) * args.eval_every
+            self.next_ckpt = (model.num_timesteps // args.checkpoint_every + 1) * args.checkpoint_every
+            self.iterations = 0
+            self.bar = None
+
+        def _on_training_start(self):
+            self.bar = tqdm(total=args.total_timesteps, initial=model.num_timesteps, unit="step",
+                            disable=not args.progress, dynamic_ncols=True, file=sys.stderr)  # fmt: skip
+
+        def _on_step(self) -> bool:
+            self.bar.update(args.num_envs)
+            return self.interrupted.signal is None
+
+        def _on_rollout_end(self) -> None:
+            self.iterations += 1
+            t = model.num_timesteps
+            if league is not None and self.iterations % args.snapshot_every == 0:
+                league.add_snapshot(t)
+                env.set_opponents(*league.opponents())
+            if t >= self.next_eval:
+                run_evaluation(t)
+                self.next_eval += args.eval_every
+            if t >= self.next_ckpt:
+                checkpoint(t)
+                self.next_ckpt += args.checkpoint_every
+            postfix = {name: f"{r['win_rate']:.2f}" for name, r in latest_eval.items()}
+            self.bar.set_postfix(win_vs=postfix or "-", refresh=False)
+
+        def _on_training_end(self):
+            self.bar.close()
+
+    started = time.time()
+    with Interrupted() as interrupted:
+        remaining = args.total_timesteps - model.num_timesteps
+        if remaining > 0:
+            model.learn(remaining, callback=Callback(interrupted), reset_num_timesteps=False,
+                        progress_bar=False)  # fmt: skip
+        t = int(model.num_timesteps)
+        checkpoint(t)
+        if interrupted.signal is not None:
+            writer.close()
+            name = signal.Signals(interrupted.signal).name
+            print(f"\n{name}: checkpoint saved at {t} timesteps in {run_dir}\n"
+                  f"resume with: python -m training.train_ppo --resume {run_dir}", file=sys.stderr)  # fmt: skip
+            return {"run_dir": run_dir, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}
+        if not latest_eval or latest_eval["random"]["timesteps"] != t:
+            run_evaluation(t)
+    atomic_save_model(model, run_dir / "model.zip")
+    writer.close()
+    summary = {"run_dir": run_dir, "timesteps": t, "seconds": round(time.time() - started, 1),
+               "eval": {k: {kk: v[kk] for kk in ("win_rate", "win_rate_low", "win_rate_high", "games")}
+                        for k, v in latest_eval.items()}, "exit_code": 0}  # fmt: skip
+    atomic_write_text(run_dir / "summary.json", json.dumps({**summary, "run_dir": str(run_dir)}, indent=2))
+    return summary
+
+
+def print_summary(summary: dict) -> None:
+    print(f"\nrun folder: {summary['run_dir']}")
+    print(f"trained {summary['timesteps']:,} timesteps in {summary['seconds']} s")
+    for name, r in summary["eval"].items():
+        print(f"  PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
+              f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)")  # fmt: skip
+    print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import tyro
+
+    args = tyro.cli(Args, args=argv, description=__doc__)
+    try:
+        summary = train(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if summary.get("interrupted"):
+        return summary["exit_code"]
+    print_summary(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
