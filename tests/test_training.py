@@ -17,8 +17,24 @@ from conftest import game_ids
 from training import train_ppo
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["--num-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "32", "32",
-        "--eval-games", "8", "--snapshot-every", "1", "--no-progress"]  # fmt: skip
+TINY = [
+    "--num-envs",
+    "8",
+    "--n-steps",
+    "16",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "1",
+    "--net-arch",
+    "32",
+    "32",
+    "--eval-games",
+    "8",
+    "--snapshot-every",
+    "1",
+    "--no-progress",
+]
 
 
 def rows(path: Path) -> list[dict]:
@@ -35,8 +51,19 @@ def only_run(runs: Path) -> Path:
 @pytest.mark.parametrize("game", game_ids())
 def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys):
     runs = tmp_path / "runs"
-    args = ["--game", game, "--total-timesteps", "512", "--eval-every", "256", "--checkpoint-every", "256",
-            "--runs-dir", str(runs), *TINY]  # fmt: skip
+    args = [
+        "--game",
+        game,
+        "--total-timesteps",
+        "512",
+        "--eval-every",
+        "256",
+        "--checkpoint-every",
+        "256",
+        "--runs-dir",
+        str(runs),
+        *TINY,
+    ]
     assert train_ppo.main(args) == 0
     run = only_run(runs)
     assert run.name.startswith(f"{game}__ppo__1__")
@@ -96,8 +123,20 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
 
 def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_path):
     runs = tmp_path / "runs"
-    cmd = [sys.executable, "-m", "training.train_ppo", "--total-timesteps", "100000000", "--eval-every", "100000000",
-           "--checkpoint-every", "100000000", "--runs-dir", str(runs), *TINY]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "training.train_ppo",
+        "--total-timesteps",
+        "100000000",
+        "--eval-every",
+        "100000000",
+        "--checkpoint-every",
+        "100000000",
+        "--runs-dir",
+        str(runs),
+        *TINY,
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 120
@@ -123,9 +162,22 @@ def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_pat
     assert saved >= int(before[-1]["timesteps"])
 
     target = saved + 3 * 128
-    resume = subprocess.run([sys.executable, "-m", "training.train_ppo", "--resume", str(run),
-                             "--resume-total-timesteps", str(target), "--no-progress"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    resume = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "training.train_ppo",
+            "--resume",
+            str(run),
+            "--resume-total-timesteps",
+            str(target),
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert resume.returncode == 0, resume.stderr
     after = rows(run / "progress.csv")
     assert after[: len(before)] == before, "no row written before the kill is lost or changed"
@@ -165,11 +217,12 @@ def test_rows_from_after_the_checkpoint_are_set_aside_not_lost(tmp_path):
 def test_learner_is_paid_its_own_seat_only(reward):
     """The classic self-play bug pays the learner the opponent's reward; here each finished episode's
     return must equal the learner seat's own score (or outcome), never an opponent's."""
+    from sb3_contrib import MaskablePPO
+
     from agents import make_agent
     from agents.ppo import PPOAgent
     from fruit_envs import get_spec
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
-    from sb3_contrib import MaskablePPO
 
     spec = get_spec("cherry_picking")
     env = FruitSB3VecEnv("cherry_picking", num_envs=32, num_players=3, opponent="random", reward=reward)
@@ -204,8 +257,9 @@ def test_learner_is_paid_its_own_seat_only(reward):
 
 
 def test_help_documents_every_field():
-    proc = subprocess.run([sys.executable, "-m", "training.train_ppo", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "training.train_ppo", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0
     import dataclasses
 
@@ -240,8 +294,25 @@ def test_default_training_beats_random(tmp_path, capsys):
 
 def test_short_training_improves_on_random_play(tmp_path):
     """Short CI version of the slow check above: a small budget already beats the untrained policy's 50%."""
-    assert train_ppo.main(["--runs-dir", str(tmp_path), "--total-timesteps", "60000", "--opponent", "random",
-                           "--eval-every", "60000", "--eval-games", "200", "--num-envs", "64",
-                           "--no-progress"]) == 0  # fmt: skip
+    assert (
+        train_ppo.main(
+            [
+                "--runs-dir",
+                str(tmp_path),
+                "--total-timesteps",
+                "60000",
+                "--opponent",
+                "random",
+                "--eval-every",
+                "60000",
+                "--eval-games",
+                "200",
+                "--num-envs",
+                "64",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
     assert summary["eval"]["random"]["win_rate"] > 0.55

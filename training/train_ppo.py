@@ -103,12 +103,37 @@ class Args:
 
 
 PROGRESS_COLUMNS = [
-    "timesteps", "iteration", "time_elapsed", "fps", "ep_rew_mean", "ep_len_mean", "success_rate",
-    "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "clip_range",
-    "explained_variance", "learning_rate", "loss", "n_updates", "league_size",
-]  # fmt: skip
-EVAL_COLUMNS = ["timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "win_rate_low",
-                "win_rate_high", "seconds"]  # fmt: skip
+    "timesteps",
+    "iteration",
+    "time_elapsed",
+    "fps",
+    "ep_rew_mean",
+    "ep_len_mean",
+    "success_rate",
+    "policy_gradient_loss",
+    "value_loss",
+    "entropy_loss",
+    "approx_kl",
+    "clip_fraction",
+    "clip_range",
+    "explained_variance",
+    "learning_rate",
+    "loss",
+    "n_updates",
+    "league_size",
+]
+EVAL_COLUMNS = [
+    "timesteps",
+    "opponent",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "win_rate",
+    "win_rate_low",
+    "win_rate_high",
+    "seconds",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,10 +235,15 @@ def versions() -> dict:
     import fruit_envs
 
     return {
-        "python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
-        "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
-        "gymnasium": gymnasium.__version__, "pettingzoo": pettingzoo.__version__, "fruit_envs": fruit_envs.__version__,
-    }  # fmt: skip
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+        "gymnasium": gymnasium.__version__,
+        "pettingzoo": pettingzoo.__version__,
+        "fruit_envs": fruit_envs.__version__,
+    }
 
 
 def git_commit() -> dict:
@@ -406,29 +436,59 @@ def train(args: Args) -> dict:
             run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}-{suffix}"
             suffix += 1
         (run_dir / "checkpoints").mkdir(parents=True)
-        meta = {"args": args_to_json(args), "game_version": spec.version, "config": config.to_dict(),
-                "versions": versions(), "git": git_commit(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-                "command": sys.argv, "resumes": []}  # fmt: skip
+        meta = {
+            "args": args_to_json(args),
+            "game_version": spec.version,
+            "config": config.to_dict(),
+            "versions": versions(),
+            "git": git_commit(),
+            "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "command": sys.argv,
+            "resumes": [],
+        }
         atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
     else:
         meta = json.loads((run_dir / "config.json").read_text())
 
-    env = FruitSB3VecEnv(spec.id, num_envs=args.num_envs, num_players=args.num_players,
-                         opponent="random" if args.opponent == "self-play" else args.opponent,
-                         reward=args.reward, **game_options)  # fmt: skip
+    env = FruitSB3VecEnv(
+        spec.id,
+        num_envs=args.num_envs,
+        num_players=args.num_players,
+        opponent="random" if args.opponent == "self-play" else args.opponent,
+        reward=args.reward,
+        **game_options,
+    )
     env.seed(args.seed)
     if resume_dir is None:
         model = MaskablePPO(
-            "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
-            policy_kwargs={"net_arch": list(args.net_arch)}, device="cpu", verbose=0,
-        )  # fmt: skip
+            "MlpPolicy",
+            env,
+            learning_rate=args.learning_rate,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            max_grad_norm=args.max_grad_norm,
+            seed=args.seed,
+            policy_kwargs={"net_arch": list(args.net_arch)},
+            device="cpu",
+            verbose=0,
+        )
     else:
         model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env, device="cpu")
         resumed_from = int(model.num_timesteps)
-        meta["resumes"].append({"at": time.strftime("%Y-%m-%d %H:%M:%S"), "from_timesteps": resumed_from,
-                                "total_timesteps": args.total_timesteps, "git": git_commit()})  # fmt: skip
+        meta["resumes"].append(
+            {
+                "at": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "from_timesteps": resumed_from,
+                "total_timesteps": args.total_timesteps,
+                "git": git_commit(),
+            }
+        )
         atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
 
     progress_log = CsvLog(run_dir / "progress.csv", PROGRESS_COLUMNS)
@@ -444,7 +504,6 @@ def train(args: Args) -> dict:
     model.set_logger(make_sb3_logger(run_dir, writer, progress_log, lambda: len(league) if league else 1))
     if league is not None:
         env.set_opponents(*league.opponents())
-    rollout = args.n_steps * args.num_envs
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
     latest_eval: dict[str, dict] = {}
 
@@ -460,8 +519,11 @@ def train(args: Args) -> dict:
             writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], timesteps)
             writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
         writer.flush()
-        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png",
-                            f"{spec.name}, {args.num_players} players: PPO ({args.opponent})")  # fmt: skip
+        plot_learning_curve(
+            run_dir / "eval.csv",
+            run_dir / "learning_curve.png",
+            f"{spec.name}, {args.num_players} players: PPO ({args.opponent})",
+        )
 
     def checkpoint(timesteps: int) -> None:
         atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
@@ -477,8 +539,14 @@ def train(args: Args) -> dict:
             self.bar = None
 
         def _on_training_start(self):
-            self.bar = tqdm(total=args.total_timesteps, initial=model.num_timesteps, unit="step",
-                            disable=not args.progress, dynamic_ncols=True, file=sys.stderr)  # fmt: skip
+            self.bar = tqdm(
+                total=args.total_timesteps,
+                initial=model.num_timesteps,
+                unit="step",
+                disable=not args.progress,
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
 
         def _on_step(self) -> bool:
             self.bar.update(args.num_envs)
@@ -506,23 +574,32 @@ def train(args: Args) -> dict:
     with Interrupted() as interrupted:
         remaining = args.total_timesteps - model.num_timesteps
         if remaining > 0:
-            model.learn(remaining, callback=Callback(interrupted), reset_num_timesteps=False,
-                        progress_bar=False)  # fmt: skip
+            model.learn(remaining, callback=Callback(interrupted), reset_num_timesteps=False, progress_bar=False)
         t = int(model.num_timesteps)
         checkpoint(t)
         if interrupted.signal is not None:
             writer.close()
             name = signal.Signals(interrupted.signal).name
-            print(f"\n{name}: checkpoint saved at {t} timesteps in {run_dir}\n"
-                  f"resume with: python -m training.train_ppo --resume {run_dir}", file=sys.stderr)  # fmt: skip
+            print(
+                f"\n{name}: checkpoint saved at {t} timesteps in {run_dir}\n"
+                f"resume with: python -m training.train_ppo --resume {run_dir}",
+                file=sys.stderr,
+            )
             return {"run_dir": run_dir, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}
         if not latest_eval or latest_eval["random"]["timesteps"] != t:
             run_evaluation(t)
     atomic_save_model(model, run_dir / "model.zip")
     writer.close()
-    summary = {"run_dir": run_dir, "timesteps": t, "seconds": round(time.time() - started, 1),
-               "eval": {k: {kk: v[kk] for kk in ("win_rate", "win_rate_low", "win_rate_high", "games")}
-                        for k, v in latest_eval.items()}, "exit_code": 0}  # fmt: skip
+    summary = {
+        "run_dir": run_dir,
+        "timesteps": t,
+        "seconds": round(time.time() - started, 1),
+        "eval": {
+            k: {kk: v[kk] for kk in ("win_rate", "win_rate_low", "win_rate_high", "games")}
+            for k, v in latest_eval.items()
+        },
+        "exit_code": 0,
+    }
     atomic_write_text(run_dir / "summary.json", json.dumps({**summary, "run_dir": str(run_dir)}, indent=2))
     return summary
 
@@ -531,8 +608,10 @@ def print_summary(summary: dict) -> None:
     print(f"\nrun folder: {summary['run_dir']}")
     print(f"trained {summary['timesteps']:,} timesteps in {summary['seconds']} s")
     for name, r in summary["eval"].items():
-        print(f"  PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
-              f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)")  # fmt: skip
+        print(
+            f"  PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
+            f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)"
+        )
     print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
 
 
