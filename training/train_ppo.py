@@ -615,10 +615,14 @@ def print_summary(summary: dict) -> None:
     print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> Args:
     import tyro
 
-    args = tyro.cli(Args, args=argv, description=__doc__)
+    return tyro.cli(Args, args=argv, description=__doc__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     try:
         summary = train(args)
     except ValueError as error:
