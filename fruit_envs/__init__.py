@@ -32,10 +32,21 @@ def register_envs() -> None:
 
 register_envs()
 
-from fruit_envs import cherry_picking_v0  # noqa: E402
 
-# PettingZoo-style registry: name -> module with env(), raw_env() (and parallel_env()).
-all_environments = {"fruit/cherry_picking_v0": cherry_picking_v0}
+def _pettingzoo_modules() -> dict:
+    """PettingZoo-style registry: "fruit/<game>_v<version>" -> module with env(), raw_env() (and parallel_env())."""
+    import importlib
+
+    modules = {}
+    for spec in registered_games():
+        module = importlib.import_module(f"fruit_envs.{spec.pettingzoo_name}")
+        globals()[spec.pettingzoo_name] = module
+        modules[f"fruit/{spec.pettingzoo_name}"] = module
+    return modules
+
+
+all_environments = _pettingzoo_modules()
+from fruit_envs import cherry_picking_v0  # noqa: E402  (explicit, for static tools)
 
 __all__ = [
     "FruitEnv",

@@ -5,9 +5,6 @@ from __future__ import annotations
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs.core.spec import registered_games
 
-# Player counts the API suites run for each game: the rulebook's own counts.
-RULEBOOK_PLAYER_COUNTS = {"cherry_picking": (2, 3, 4)}
-
 
 def game_ids() -> list[str]:
     return [spec.id for spec in registered_games()]
@@ -16,7 +13,7 @@ def game_ids() -> list[str]:
 def game_player_params(all_counts: bool = False) -> list[tuple[str, int]]:
     params = []
     for spec in registered_games():
-        counts = spec.player_counts if all_counts else RULEBOOK_PLAYER_COUNTS.get(spec.id, spec.player_counts)
+        counts = spec.player_counts if all_counts else spec.official_player_counts
         params += [(spec.id, p) for p in counts]
     return params
 

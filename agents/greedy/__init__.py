@@ -1,13 +1,20 @@
-"""One greedy heuristic per game, each using only what its seat observes."""
+"""One greedy heuristic per game, each using only what its seat observes.
+
+The heuristic of game `<id>` lives in `agents/greedy/<id>.py` and exposes `make(config)`.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 from fruit_envs.core.spec import Config, GameSpec
 
 
 def make_greedy(spec: GameSpec, config: Config):
-    if spec.id == "cherry_picking":
-        from agents.greedy.cherry_picking import CherryPickingGreedy
-
-        return CherryPickingGreedy(config)
-    raise ValueError(f"no greedy agent for {spec.id!r} yet")
+    try:
+        module = importlib.import_module(f"agents.greedy.{spec.id}")
+    except ModuleNotFoundError as error:
+        if error.name != f"agents.greedy.{spec.id}":
+            raise
+        raise ValueError(f"no greedy agent for {spec.id!r} (agents/greedy/{spec.id}.py is missing)") from None
+    return module.make(config)

@@ -56,3 +56,7 @@ class CherryPickingGreedy:
 
     def __repr__(self) -> str:
         return f"CherryPickingGreedy(num_players={self.config.num_players})"
+
+
+def make(config) -> CherryPickingGreedy:
+    return CherryPickingGreedy(config)

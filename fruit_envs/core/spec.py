@@ -64,6 +64,11 @@ class GameSpec:
     rules_module: str  # import path of the rules module
     wait_action: int | None = None  # the single legal action of a seat that is not deciding (parallel env)
     zero_sum: bool = False
+    rulebook_player_counts: tuple[int, ...] | None = None  # counts the rulebook covers (default: all)
+
+    @property
+    def official_player_counts(self) -> tuple[int, ...]:
+        return self.rulebook_player_counts or self.player_counts
 
     @property
     def rules(self) -> ModuleType:

@@ -71,6 +71,7 @@ SPEC = GameSpec(
     env_name="CherryPicking",
     version=0,
     player_counts=(2, 3, 4, 5, 6),
+    rulebook_player_counts=(2, 3, 4),
     default_num_players=2,
     config_cls=CherryPickingConfig,
     num_actions=NUM_ACTIONS,
