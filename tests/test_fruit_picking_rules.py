@@ -436,3 +436,17 @@ def test_bought_cards_are_visible_to_all():
     layout = R.observation_layout(state.config)
     bought = R.observe(state, 0)[0, layout["bought"]].reshape(2, 5)
     assert bought[1, C.KINDS.index("cherry")] == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_all_variants_together_run_clean(players):
+    """Umbrella and market operation together (both trigger readings) and the beginner market pass the conformance check."""
+    from fruit_envs.testing import check_game
+
+    for options in (
+        {"umbrella": True, "market_operation": True},
+        {"umbrella": True, "market_operation": True, "umbrella_trigger": "placed"},
+        {"beginner": True, "umbrella": True, "market_operation": True},
+    ):
+        report = check_game("fruit_picking", players, options, num_games=150)
+        assert len(report.game_lengths) == 150
