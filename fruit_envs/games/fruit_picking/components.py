@@ -93,11 +93,9 @@ def completed_sets(kind_counts: np.ndarray) -> np.ndarray:
     """`(..., 4)` bool: Variety (5 kinds), Greedy (4 identical), Smiley (three distinct pairs),
     Family (three of a kind and a pair of another kind) from counts per kind `(..., 5)`."""
     c = np.asarray(kind_counts)
+    pairs = (c >= 2).sum(axis=-1)
     variety = (c >= 1).all(axis=-1)
     greedy = (c >= 4).any(axis=-1)
-    smiley = (c >= 2).sum(axis=-1) >= 3
-    triple = c >= 3
-    pair = c >= 2
-    # a triple of one kind and a pair of another: some kind >= 3 and at least two kinds >= 2
-    family = triple.any(axis=-1) & (pair.sum(axis=-1) >= 2)
+    smiley = pairs >= 3
+    family = (c >= 3).any(axis=-1) & (pairs >= 2)  # a triple of one kind and a pair of another
     return np.stack([variety, greedy, smiley, family], axis=-1)

@@ -18,6 +18,7 @@ market (with market operation: a choice to draw one or two, then which card to k
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -237,22 +238,36 @@ def market_fruits(state: State) -> np.ndarray:
     return (kind_counts(state).astype(np.int64) * C.MARKET_COUNT).sum(axis=2)
 
 
+def _completes(counts: np.ndarray, beginner: bool) -> np.ndarray:
+    """`(...)` bool from kind counts `(..., 5)`: a set is complete (beginner rules: 5 cards owned)."""
+    if beginner:
+        return counts.sum(axis=-1) >= C.BEGINNER_CARDS_TO_END
+    return C.completed_sets(counts).any(axis=-1)
+
+
 def completed(state: State) -> np.ndarray:
     """`(n, P)` bool: completed a set (beginner rules: owns 5 market cards)."""
-    counts = kind_counts(state)
-    if state.config.beginner:
-        return counts.sum(axis=2) >= C.BEGINNER_CARDS_TO_END
-    return C.completed_sets(counts).any(axis=2)
+    return _completes(kind_counts(state), state.config.beginner)
+
+
+# Lookup tables indexed by card code + 1 (index 0 = empty slot).
+_SLOT_TYPE = np.concatenate([[-1], 2 + np.arange(C.N_CODES) % len(C.KINDS)]).astype(np.int64)  # farm type
+_SLOT_FRUITS = np.concatenate([[0], C.MARKET_COUNT[np.arange(C.N_CODES) % len(C.KINDS)]]).astype(np.int64)
+
+
+@cache
+def _price_table(config: Config) -> np.ndarray:
+    """`(11, 4)` price of a card code (+1) in each slot: its fruits plus the slot's added price."""
+    surcharge = np.zeros(MAX_SLOTS, dtype=np.int64)
+    surcharge[: config.slots] = config.surcharge
+    table = _SLOT_FRUITS[:, None] + surcharge[None, :]
+    table[0] = 0
+    return table
 
 
 def prices(state: State) -> np.ndarray:
     """`(n, 4)` price of the card in each slot: its fruits plus the slot's added price (0 if empty)."""
-    cfg = state.config
-    card = state.market.astype(np.int64)
-    fruits = C.MARKET_COUNT[C.code_kind(np.maximum(card, 0))].astype(np.int64)
-    surcharge = np.zeros(MAX_SLOTS, dtype=np.int64)
-    surcharge[: cfg.slots] = cfg.surcharge
-    return np.where(card >= 0, fruits + surcharge[None, :], 0)
+    return _price_table(state.config)[state.market.astype(np.int64) + 1, np.arange(MAX_SLOTS)]
 
 
 def sow(seeds: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -291,7 +306,7 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     mask[:, WATER] = targeting
     target = np.maximum(state.target, 0).astype(np.int64)
     target_type = state.farm_order[rows, target].astype(np.int64)
-    slot_kind = np.where(state.market >= 0, 2 + C.code_kind(np.maximum(state.market, 0)), -1)
+    slot_kind = _SLOT_TYPE[state.market.astype(np.int64) + 1]
     affordable = prices(state) <= seeds[:, C.HOUSE, None]
     buyable = (slot_kind == target_type[:, None]) & (target_type[:, None] >= 2) & affordable
     mask[:, BUY_BASE : BUY_BASE + MAX_SLOTS] = targeting[:, None] & buyable
@@ -437,7 +452,8 @@ def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     cfg = s.config
     p = cfg.num_players
     seat = s.to_move[games].astype(np.int64)
-    finished = completed(s)[games, seat]
+    own = s.bought[games, seat]
+    finished = _completes(own[:, : len(C.KINDS)] + own[:, len(C.KINDS) :], cfg.beginner)
     s.last_round[games[finished]] = True
     s.phase[games] = PLANT
     s.target[games] = -1
