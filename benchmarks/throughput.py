@@ -268,8 +268,12 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
     procs = max((m.processes for m in own if m.api == "sharded"), default=1)
     head += [f"N={n} x {procs} processes" for n in sharded_sizes]
     head += ["best / AEC", "state bytes/game"]
-    lines = [f"Random legal play, agent-steps/s. {meta['date']}, {meta['machine']}.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]  # fmt: skip
+    lines = [
+        f"Random legal play, agent-steps/s. {meta['date']}, {meta['machine']}.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for game, p in dict.fromkeys((m.game, m.players) for m in own):
         row = {m.api + str(m.batch): m for m in own if (m.game, m.players) == (game, p)}
         aec = row["aec1"].steps_per_second
@@ -300,8 +304,13 @@ def plot(results: list[Measurement], path: Path) -> None:
         ax.plot(*zip(*series, strict=True), marker="o", label=f"{game} {p}p (batched)")
     for i, m in enumerate(m for m in results if m.api == "peer"):
         ax.axhline(m.steps_per_second, ls="--", lw=1, color=f"C{(i + 5) % 10}", label=f"{m.game}")
-    ax.set(xscale="log", yscale="log", xlabel="games per batch", ylabel="agent-steps/s",
-           title="Random legal play, one process")  # fmt: skip
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="games per batch",
+        ylabel="agent-steps/s",
+        title="Random legal play, one process",
+    )
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -319,10 +328,15 @@ def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
 
 def main(argv: list[str] | None = None) -> list[Measurement]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", default=[s.id for s in fruit_envs.registered_games()],
-                        help="game ids (default: every registered game)")  # fmt: skip
-    parser.add_argument("--players", type=int, nargs="+", default=None,
-                        help="player counts (default: each game's rulebook counts)")  # fmt: skip
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=[s.id for s in fruit_envs.registered_games()],
+        help="game ids (default: every registered game)",
+    )
+    parser.add_argument(
+        "--players", type=int, nargs="+", default=None, help="player counts (default: each game's rulebook counts)"
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384], help="batch sizes")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the sharded runs")

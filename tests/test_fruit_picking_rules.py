@@ -22,8 +22,9 @@ def farm(seeds, storage=None):
     return {"seeds": list(seeds), "storage": 18 - sum(seeds) if storage is None else storage}
 
 
-def position(players=2, farms=None, market=("pineapple", "cherry", "banana", "grapes"), stack=None, bought=None,
-             **extra):  # fmt: skip
+def position(
+    players=2, farms=None, market=("pineapple", "cherry", "banana", "grapes"), stack=None, bought=None, **extra
+):
     """A hand-built position; unnamed farms hold the starting seeds, the stack defaults to one card of each kind."""
     farms = dict(farms or {})
     for k in range(players):
@@ -156,8 +157,9 @@ def test_house_target_with_an_empty_farm_uses_the_no_seed_procedure():
 # --- Target: water -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("target, count", [(CHERRY, 2), (RAIN, 2), (GRAPES, 1), (STRAWBERRY, 3), (BANANA, 2),
-                                           (PINEAPPLE, 1)])  # fmt: skip
+@pytest.mark.parametrize(
+    "target, count", [(CHERRY, 2), (RAIN, 2), (GRAPES, 1), (STRAWBERRY, 3), (BANANA, 2), (PINEAPPLE, 1)]
+)
 def test_water_takes_the_cards_count_from_storage(target, count):
     """'He/She takes a number of seeds from the storage equal to the number of fruits or raindrops depicted on the target card (3 for strawberry, 1 for pineapple and grapes, 2 for banana and cherry, and 2 for rain). He/She then puts those seeds over the target card.'"""
     start = [9, 0, 0, 0, 0, 0, 0]
@@ -220,8 +222,11 @@ def test_rulebook_buy_example_pays_the_house_and_returns_the_targets_seeds():
 
 def test_market_shifts_away_from_the_stack_and_the_top_card_fills_the_first_slot():
     """'After buying a card, shift all Market cards to the right to fill the empty slot. Then draw the top card from the stack and place it face-up in the leftmost empty slot.' Example: the rightmost cherry (2+1=3) is bought, the pineapple and cherry cards shift right, the strawberry from the stack fills the left slot."""
-    state = position(farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "cherry", "banana"),
-                     stack=["strawberry", "grapes"])  # fmt: skip
+    state = position(
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "cherry", "banana"),
+        stack=["strawberry", "grapes"],
+    )
     state = play(state, "plant from position 6", "buy slot 2")
     assert R.describe(state)["market"] == ["strawberry", "pineapple", "cherry", "banana"]
     assert R.describe(state)["hidden"]["stack"] == ["grapes"]
@@ -263,9 +268,13 @@ def test_sets(counts, sets):
 
 def test_completing_a_set_ends_the_game_after_the_round():
     """'The game ends when a player completes any of the sets above ... When this happens, complete the current round so that each player has played the same number of turns.'"""
-    state = position(3, farms={"player_1": farm([9, 0, 0, 0, 0, 0, 2])}, to_move="player_1",
-                     bought={"player_1": ["cherry", "cherry", "cherry", "banana"]},
-                     market=("pineapple", "cherry", "banana", "grapes"))  # fmt: skip
+    state = position(
+        3,
+        farms={"player_1": farm([9, 0, 0, 0, 0, 0, 2])},
+        to_move="player_1",
+        bought={"player_1": ["cherry", "cherry", "cherry", "banana"]},
+        market=("pineapple", "cherry", "banana", "grapes"),
+    )
     state = play(state, "plant from position 6", "buy slot 1")  # player_1 completes a Greedy
     d = R.describe(state)
     assert d["last_round"] and not d["done"] and d["to_move"] == "player_2"
@@ -277,8 +286,12 @@ def test_completing_a_set_ends_the_game_after_the_round():
 
 def test_last_stack_card_ends_the_game_after_the_round():
     """'The game ends ... when the last card is drawn from the stack of Market cards. When this happens, complete the current round.'"""
-    state = position(2, farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "banana", "grapes"),
-                     stack=["strawberry"])  # fmt: skip
+    state = position(
+        2,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry"],
+    )
     state = play(state, "plant from position 6", "buy slot 1")
     assert R.describe(state)["last_round"] and R.describe(state)["stack_size"] == 0
     state = play(state, "plant from position 1", "water")
@@ -287,8 +300,13 @@ def test_last_stack_card_ends_the_game_after_the_round():
 
 def test_several_completers_most_market_fruits_win():
     """'In the case where two or more players have completed a set, the player with the largest number of fruits on his/her Market cards wins.'"""
-    state = position(2, bought={"player_0": ["strawberry"] * 4, "player_1": ["grapes"] * 4}, last_round=True,
-                     to_move="player_1", market=("pineapple", "cherry", "banana", "banana"))  # fmt: skip
+    state = position(
+        2,
+        bought={"player_0": ["strawberry"] * 4, "player_1": ["grapes"] * 4},
+        last_round=True,
+        to_move="player_1",
+        market=("pineapple", "cherry", "banana", "banana"),
+    )
     state = play(state, "plant from position 1", "water")
     assert state.done[0] and R.winners(state)[0].tolist() == [True, False]
 
@@ -298,13 +316,25 @@ def test_tie_on_fruits_most_farm_seeds_win_else_shared():
     bought = {"player_0": ["cherry"] * 4, "player_1": ["banana"] * 4}  # Greedy each, 8 fruits each
     market = ("pineapple", "grapes", "grapes", "strawberry")
     # player_1 sows cherry's 2 seeds onto rain and grapes and waters grapes: 7 seeds on the farm
-    more = position(2, bought=bought, market=market, farms={"player_0": farm([6, 2, 2, 2, 0, 0, 0])},
-                    last_round=True, to_move="player_1")  # fmt: skip
+    more = position(
+        2,
+        bought=bought,
+        market=market,
+        farms={"player_0": farm([6, 2, 2, 2, 0, 0, 0])},
+        last_round=True,
+        to_move="player_1",
+    )
     more = play(more, "plant from position 1", "water")
     assert R.describe(more)["farms"]["player_1"] == {"seeds": [0, 0, 3, 4, 0, 0, 0], "storage": 11}
     assert R.winners(more)[0].tolist() == [True, False], "12 farm seeds beat 7"
-    tie = position(2, bought=bought, market=market, farms={"player_0": farm([0, 0, 4, 3, 0, 0, 0])},
-                   last_round=True, to_move="player_1")  # fmt: skip
+    tie = position(
+        2,
+        bought=bought,
+        market=market,
+        farms={"player_0": farm([0, 0, 4, 3, 0, 0, 0])},
+        last_round=True,
+        to_move="player_1",
+    )
     tie, _ = R.step(tie, np.array([R.PLANT_BASE]))
     tie, rewards = R.step(tie, np.array([R.WATER]))
     assert R.winners(tie)[0].tolist() == [True, True]
@@ -313,8 +343,9 @@ def test_tie_on_fruits_most_farm_seeds_win_else_shared():
 
 def test_nobody_completed_a_set_tie_breaks_decide():
     """ASSUMED: if the stack ran out and nobody completed a set, the tie-breaks decide among all players."""
-    state = position(2, bought={"player_0": ["strawberry"], "player_1": ["grapes"]}, last_round=True,
-                     to_move="player_1")  # fmt: skip
+    state = position(
+        2, bought={"player_0": ["strawberry"], "player_1": ["grapes"]}, last_round=True, to_move="player_1"
+    )
     state = play(state, "plant from position 1", "water")
     assert R.winners(state)[0].tolist() == [True, False]
 
@@ -341,9 +372,13 @@ def test_umbrella_at_setup_adds_seeds_to_every_player():
 
 def test_umbrella_when_drawn_in_play_and_then_a_normal_card():
     """'When such a card is drawn ... all players immediately add ... After this, this card works normally as any other Market card.'"""
-    state = position(2, farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2]), "player_1": farm([17, 0, 0, 0, 0, 0, 0])},
-                     market=("pineapple", "cherry", "banana", "grapes"), stack=["strawberry (umbrella)"],
-                     config={"umbrella": True})  # fmt: skip
+    state = position(
+        2,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2]), "player_1": farm([17, 0, 0, 0, 0, 0, 0])},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry (umbrella)"],
+        config={"umbrella": True},
+    )
     state = play(state, "plant from position 6", "buy slot 1")
     assert seeds(state, 0)["seeds"][STRAWBERRY] == 3, "3 strawberries: 3 seeds from storage"
     assert seeds(state, 1)["seeds"][STRAWBERRY] == 1 and seeds(state, 1)["storage"] == 0, "only what storage holds"
@@ -358,8 +393,13 @@ def test_umbrella_off_by_default():
 
 def test_market_operation_draw_two_keep_one_other_to_the_bottom():
     """Market Operation: 'When a player draws a Market card to fill an empty slot, that player can pay 1 seed to take 2 cards instead. He/She then chooses one of the two cards and puts one in the Market and the other at the bottom of the Market stack.'"""
-    state = position(2, farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "banana", "grapes"),
-                     stack=["strawberry", "banana", "grapes"], config={"market_operation": True})  # fmt: skip
+    state = position(
+        2,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry", "banana", "grapes"],
+        config={"market_operation": True},
+    )
     state = play(state, "plant from position 6", "buy slot 1")
     assert legal(state) == {"draw one card", "pay 1 seed, draw two"}
     state = play(state, "pay 1 seed, draw two")
@@ -379,8 +419,13 @@ def test_market_operation_draw_two_keep_one_other_to_the_bottom():
 
 def test_market_operation_needs_two_cards_and_a_seed():
     """ASSUMED: the fee comes from the House; with fewer than two stack cards or no House seed the card is drawn as usual."""
-    state = position(2, farms={"player_0": farm([3, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "banana", "grapes"),
-                     stack=["strawberry", "banana"], config={"market_operation": True})  # fmt: skip
+    state = position(
+        2,
+        farms={"player_0": farm([3, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry", "banana"],
+        config={"market_operation": True},
+    )
     state = play(state, "plant from position 6", "buy slot 1")  # pays all 3 House seeds: no fee left
     assert R.describe(state)["to_move"] == "player_1" and R.describe(state)["market"][0] == "strawberry"
 
@@ -388,9 +433,13 @@ def test_market_operation_needs_two_cards_and_a_seed():
 @pytest.mark.parametrize("trigger, keep, expected", [("drawn", 1, 3), ("placed", 1, 0), ("placed", 0, 3)])
 def test_umbrella_trigger_option_with_market_operation(trigger, keep, expected):
     """Option umbrella_trigger: 'drawn' lets both cards of a two-card draw trigger their umbrella; 'placed' only the card put face up in the market."""
-    state = position(2, farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "banana", "grapes"),
-                     stack=["strawberry (umbrella)", "grapes"],
-                     config={"market_operation": True, "umbrella": True, "umbrella_trigger": trigger})  # fmt: skip
+    state = position(
+        2,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry (umbrella)", "grapes"],
+        config={"market_operation": True, "umbrella": True, "umbrella_trigger": trigger},
+    )
     state = play(state, "plant from position 6", "buy slot 1", "pay 1 seed, draw two", f"keep drawn card {keep}")
     assert seeds(state, 1)["seeds"][STRAWBERRY] == expected
 
@@ -400,8 +449,13 @@ def test_beginner_rules():
     cfg = R.SPEC.make_config(2, beginner=True)
     state = R.init(cfg, rng.keys_from_seed(0, 20))
     assert (state.market[:, 3] == -1).all() and (state.market[:, :3] >= 0).all() and (state.stack_size == 27).all()
-    start = position(2, farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])}, market=("pineapple", "cherry", "banana"),
-                     bought={"player_0": ["cherry", "banana", "grapes", "banana"]}, config={"beginner": True})  # fmt: skip
+    start = position(
+        2,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        market=("pineapple", "cherry", "banana"),
+        bought={"player_0": ["cherry", "banana", "grapes", "banana"]},
+        config={"beginner": True},
+    )
     assert R.prices(start)[0, :3].tolist() == [1, 2, 2]
     state = play(start, "plant from position 6", "buy slot 1")
     assert seeds(state)["seeds"][HOUSE] == 9 + 1 - 2, "sowing put a seed on the House; the cherry costs 2"
@@ -410,8 +464,9 @@ def test_beginner_rules():
 
 def test_round_cap_truncates():
     """Engine bound (documented option max_rounds): an unfinished game is truncated, with no winner reward."""
-    state = position(2, farms={"player_1": farm([0, 1, 0, 0, 0, 0, 0])}, to_move="player_1", rounds=4,
-                     config={"max_rounds": 5})  # fmt: skip
+    state = position(
+        2, farms={"player_1": farm([0, 1, 0, 0, 0, 0, 0])}, to_move="player_1", rounds=4, config={"max_rounds": 5}
+    )
     state, rewards = R.step(state, np.array([0]))
     state, rewards = R.step(state, np.array([R.WATER]))
     assert state.done[0] and state.truncated[0] and (rewards == 0).all()
