@@ -6,7 +6,7 @@
 | Gymnasium id | `fruit_envs/FruitPicking-v0` (single learner) / `gymnasium.make_vec(...)` (batched) |
 | Actions | Discrete(16) |
 | Agents | `player_0` ... `player_{n-1}`, n = 2..4; `player_0` is the initial player |
-| Observation | Box(0, 30, (O,), float32); O = 138 + 18 n (174 for 2 players) |
+| Observation | Box(0, 30, (O,), float32); O = 180 + 18 n (216 for 2 players) |
 | Parallel API | no: turns are sequential |
 
 **Play.** Every player has the same farm: the House, then six cards (rain and five fruits) in a
@@ -25,7 +25,9 @@ storages (n); market slots (4 x 11 one-hot: 10 card codes or empty) and their pr
 cards owned per kind (n x 5); the public composition of the unseen cards (stack plus a pending
 two-card draw, 10); cards the observer put at the bottom of the stack (10); the observer's own two
 drawn cards (2 x 10); stack size / 30; phase (plant, target, draw, keep); target position (7);
-whose turn (n); sets completed by each player (n x 4); last-round flag; rounds / max_rounds.
+whose turn (n); sets completed by each player (n x 4); last-round flag; rounds / max_rounds; the
+target position planting each of the observer's cards 1..6 would reach (6 x 7 one-hot, zero for a
+card without seeds) - public arithmetic, given so a network need not learn to count seeds.
 The stack's order and what another player saw in a two-card draw never appear.
 
 **Actions.** `0..5` plant from farm position 1..6; `6` no-seeds refill (forced); `7` water; `8..11`

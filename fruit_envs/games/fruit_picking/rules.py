@@ -129,6 +129,7 @@ def observation_layout(config: Config) -> dict[str, slice]:
         ("sets", p * len(C.SETS)),  # sets each player has completed
         ("last_round", 1),  # the end was triggered
         ("round", 1),  # rounds played / max_rounds
+        ("plant_targets", 6 * C.N_POSITIONS),  # where planting each of the observer's cards 1..6 would end
     ]
     layout, start = {}, 0
     for name, size in sizes:
@@ -138,7 +139,7 @@ def observation_layout(config: Config) -> dict[str, slice]:
 
 
 def observation_shape(config: Config) -> tuple[int]:
-    return (observation_layout(config)["round"].stop,)
+    return (observation_layout(config)["plant_targets"].stop,)
 
 
 OBSERVATION_HIGH = 30.0
@@ -511,7 +512,7 @@ def observe(state: State, player) -> np.ndarray:
     seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
     order = (seat[:, None] + np.arange(p)[None, :]) % p
     lay = observation_layout(cfg)
-    obs = np.zeros((n, lay["round"].stop), dtype=np.float32)
+    obs = np.zeros((n, lay["plant_targets"].stop), dtype=np.float32)
     farm = np.zeros((n, 6, 6), dtype=np.float32)
     farm[rows[:, None], np.arange(6)[None, :], state.farm_order[:, 1:] - 1] = 1.0
     obs[:, lay["farm_order"]] = farm.reshape(n, -1)
@@ -542,6 +543,11 @@ def observe(state: State, player) -> np.ndarray:
     obs[:, lay["sets"]] = sets.reshape(n, -1)
     obs[:, lay["last_round"]] = state.last_round[:, None]
     obs[:, lay["round"]] = (state.rounds / cfg.max_rounds)[:, None]
+    own = state.seeds[rows, seat]
+    for position in range(1, C.N_POSITIONS):  # public arithmetic, spelled out for a network
+        _, target = sow(own, np.full(n, position))
+        has_seeds = own[:, position] > 0
+        obs[rows[has_seeds], lay["plant_targets"].start + (position - 1) * C.N_POSITIONS + target[has_seeds]] = 1.0
     return obs
 
 
