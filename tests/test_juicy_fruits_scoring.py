@@ -234,3 +234,13 @@ def test_greedy_beats_random():
     result = evaluate(spec, cfg, make_agent("greedy", spec, cfg), make_agent("random", spec, cfg), 60, seed=4)
     assert result["win_rate"] > 0.65
     assert legal(position()) and score(position()) == 0
+
+
+def test_step_refuses_actions_of_the_wrong_kind():
+    state = position()
+    with pytest.raises(ValueError, match="cannot be taken in phase 'move_token'; legal actions are"):
+        R.step(state, np.array([R.PASS]))
+    with pytest.raises(ValueError, match="out of 0..65"):
+        R.step(state, np.array([99]))
+    with pytest.raises(ValueError, match="1 integer actions"):
+        R.step(state, np.array([1, 2]))

@@ -73,6 +73,15 @@ PHASE_NAMES = (
     "over",
 )
 N_LIVE_PHASES = len(PHASE_NAMES) - 1
+
+# The kind of action each phase takes (a cheap guard in `step`; the mask says which of them are legal).
+PHASE_ACTIONS = np.zeros((len(PHASE_NAMES), NUM_ACTIONS), dtype=bool)
+for _ph in (MOVE_TOKEN, MOVE_TO, PLACE):
+    PHASE_ACTIONS[_ph, CELL:CLAIM] = True
+PHASE_ACTIONS[[HARVEST_SPLIT, CLAIM_FRUIT], SPLIT:PRODUCE] = True
+PHASE_ACTIONS[PRODUCE_PHASE, PRODUCE:NUM_ACTIONS] = PHASE_ACTIONS[PRODUCE_PHASE, PASS] = True
+PHASE_ACTIONS[SUPPLY_OR_CLAIM, CELL : PASS + 1] = True
+PHASE_ACTIONS[ROTATE_PHASE, ROTATE:SPLIT] = True
 MAX_DECISIONS_PER_TURN = 2 + G.MAX_DISTANCE + 3  # move token, to, produce x4, supply/claim, rotate, place
 
 # Score sources: every point is traced to one of them.
@@ -191,6 +200,7 @@ def _code_features() -> np.ndarray:
 
 
 CODE_FEATURES = _code_features()  # (32, 24)
+CODE_FEATURES_T = np.ascontiguousarray(CODE_FEATURES.T)  # (24, 32)
 SHIP_FEATURES = np.concatenate(
     [np.ones((C.N_SHIP_TYPES, 1)), C.SHIP_COST / 3.0, C.SHIP_POINTS[:, None] / 4.0], axis=1
 ).astype(np.float32)  # (50, 7): present, fruit counts / 3, points / 4
@@ -471,11 +481,30 @@ def _claimable(state: State, g: np.ndarray, mover: np.ndarray) -> np.ndarray:
 
 
 def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
-    """Apply one legal action per game (adapters check masks); returns the new state and `(n, P)` rewards."""
+    """Apply one legal action per game; returns the new state and `(n, P)` rewards.
+
+    Adapters check the mask; here an action of the wrong kind for its phase (or out of range) is a
+    `ValueError` naming the phase and the legal actions, and within the right kind actions are trusted.
+    """
+    n, p = state.batch_size, state.config.num_players
+    actions = np.asarray(actions)
+    if actions.size != n or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"step needs {n} integer actions (one per game), got {actions.dtype} of shape {actions.shape}")
+    actions = actions.astype(np.int64).reshape(n)
+    live = ~state.done if active is None else ~state.done & np.asarray(active, dtype=bool).reshape(n)
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    fitting = live & in_range
+    fitting[fitting] = PHASE_ACTIONS[state.phase[fitting], actions[fitting]]
+    wrong = live & ~fitting
+    if wrong.any():
+        g = int(np.flatnonzero(wrong)[0])
+        a = int(actions[g])
+        what = action_to_string(state.config, a) if 0 <= a < NUM_ACTIONS else f"out of 0..{NUM_ACTIONS - 1}"
+        raise ValueError(
+            f"Juicy Fruits game {g}: action {a} ({what}) cannot be taken in phase {PHASE_NAMES[state.phase[g]]!r}; "
+            f"legal actions are {np.flatnonzero(legal_mask(state.take(g))[0]).tolist()}"
+        )
     s = state.copy()
-    n, p = s.batch_size, s.config.num_players
-    actions = np.asarray(actions, dtype=np.int64).reshape(n)
-    live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
     rewards = np.zeros((n, p), dtype=np.float32)
     if not live.any():
         return s, rewards
@@ -747,39 +776,47 @@ def _relative(seat: np.ndarray, p: int) -> np.ndarray:
     return (seat[:, None] + np.arange(p)[None, :]) % p
 
 
+def _one_hot(index: np.ndarray, size: int, on: np.ndarray | None = None) -> np.ndarray:
+    """`(n, size)` float32 rows with a 1 at `index` (none where `index < 0` or `on` is False)."""
+    out = np.zeros((len(index), size), dtype=np.float32)
+    hit = index >= 0 if on is None else (index >= 0) & on
+    out[np.flatnonzero(hit), index[hit].astype(np.int64)] = 1.0
+    return out
+
+
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: the whole public state, seen from `player` (int or `(n,)` ints)."""
     cfg = state.config
     n, p = state.batch_size, cfg.num_players
     seat = _seat_array(state, player)
-    rows = np.arange(n)
     order = _relative(seat, p)
-    lay = observation_layout(cfg)
-    obs = np.zeros((n, lay["islands"].stop), dtype=np.float32)
+    r = np.arange(n)[:, None]
     live = ~state.done
-    phase = state.phase.astype(np.int64)
-    obs[rows[live], lay["phase"].start + phase[live]] = 1.0
-    to_move_rel = (state.to_move.astype(np.int64) - seat) % p
-    obs[rows[live], lay["to_move"].start + to_move_rel[live]] = 1.0
-    obs[rows, lay["seat"].start + seat] = 1.0
-    obs[:, lay["round"]] = (state.round / C.ROUND_CAP)[:, None]
-    obs[:, lay["license_left"]] = (state.license_left / C.LICENSE_STEPS[p])[:, None]
-    obs[:, lay["final_round"]] = (state.license_left == 0)[:, None]
-    obs[:, lay["stacks"]] = state.stacks / C.STACK_SIZE
-    obs[:, lay["board"]] = TOKEN_ONE_HOT[state.board.reshape(n, N_SLOTS)].reshape(n, -1)
-    has_cell = state.pending_cell >= 0
-    obs[rows[has_cell], lay["pending_cell"].start + state.pending_cell[has_cell].astype(np.int64)] = 1.0
-    obs[:, lay["pending_token"]] = TOKEN_ONE_HOT[state.pending_token]
-    obs[:, lay["pending_amount"]] = (state.pending_amount / MAX_SPLIT)[:, None]
-    has_rot = state.pending_rotation >= 0
-    obs[rows[has_rot], lay["pending_rotation"].start + state.pending_rotation[has_rot].astype(np.int64)] = 1.0
-    r = rows[:, None]
-    obs[:, lay["fruit"]] = (state.fruit[r, order] / 10.0).reshape(n, -1)
-    obs[:, lay["scores"]] = state.points.sum(axis=2)[r, order] / 100.0
+    island = state.island[r, order]  # (n, P, 25), observer first
     ships = SHIP_FEATURES[state.ships[r, order]] * state.ship_present[r, order][..., None]
-    obs[:, lay["ships"]] = ships.reshape(n, -1)
-    planes = CODE_FEATURES[state.island[r, order]]  # (n, P, 25, channels)
-    obs[:, lay["islands"]] = planes.transpose(0, 1, 3, 2).reshape(n, -1)
+    lay = observation_layout(cfg)
+    parts = {
+        "phase": _one_hot(state.phase, N_LIVE_PHASES, live),
+        "to_move": _one_hot((state.to_move.astype(np.int64) - seat) % p, p, live),
+        "seat": _one_hot(seat, p),
+        "round": (state.round / C.ROUND_CAP)[:, None],
+        "license_left": (state.license_left / C.LICENSE_STEPS[p])[:, None],
+        "final_round": (state.license_left == 0)[:, None],
+        "stacks": state.stacks / C.STACK_SIZE,
+        "board": TOKEN_ONE_HOT[state.board.reshape(n, N_SLOTS)].reshape(n, -1),
+        "pending_cell": _one_hot(state.pending_cell, G.N_CELLS),
+        "pending_token": TOKEN_ONE_HOT[state.pending_token],
+        "pending_amount": (state.pending_amount / MAX_SPLIT)[:, None],
+        "pending_rotation": _one_hot(state.pending_rotation, G.MAX_ROTATIONS),
+        "fruit": state.fruit[r, order].reshape(n, -1) / 10.0,
+        "scores": state.points.sum(axis=2)[r, order] / 100.0,
+        "ships": ships.reshape(n, -1),
+    }
+    obs = np.empty((n, lay["islands"].stop), dtype=np.float32)
+    for name, values in parts.items():
+        obs[:, lay[name]] = values
+    planes = obs[:, lay["islands"]].reshape(n, p, N_CHANNELS, G.N_CELLS)  # a view: channel-major per player
+    np.copyto(planes, CODE_FEATURES_T[:, island].transpose(1, 2, 0, 3))
     return obs
 
 
