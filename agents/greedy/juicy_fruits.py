@@ -68,9 +68,7 @@ class JuicyFruitsGreedy:
         board = obs[:, lay["board"]].reshape(b, R.N_SLOTS, C.N_TOKENS)
         return {
             "phase": obs[:, lay["phase"]].argmax(axis=1),
-            "charge": np.where(obs[:, lay["final_round"]][:, 0] > 0.5, 0.0, FRUIT_CHARGE)[
-                :, None
-            ],  # fruit is worthless at the end
+            "final_round": obs[:, lay["final_round"]][:, 0] > 0.5,
             "fruit": np.rint(obs[:, lay["fruit"]][:, : C.N_FRUITS] * 10).astype(np.int64),
             "planes": planes,
             "free": planes[:, CH["empty"]] > 0.5,
@@ -89,7 +87,7 @@ class JuicyFruitsGreedy:
             "amount": np.rint(obs[:, lay["pending_amount"]][:, 0] * R.MAX_SPLIT).astype(np.int64),
         }
 
-    def _fruit_weights(self, v: dict, mask: np.ndarray) -> np.ndarray:
+    def _fruit_weights(self, v: dict) -> np.ndarray:
         """`(B, 5)` worth of one more fruit of each type: what the best target lacks counts most."""
         have = v["fruit"][:, None, :]
         ship_cost = np.where(v["ship_present"][:, :, None], v["ship_cost"], 0)
@@ -120,10 +118,14 @@ class JuicyFruitsGreedy:
     def _cart_value(self, v: dict, colour: np.ndarray, spaces: np.ndarray) -> np.ndarray:
         """Points an ice cream cart of `colour (B, K)` could produce over `spaces (B, K)` with today's fruit."""
         fruit, stacks = v["fruit"], v["stacks"]
-        ice_fruit = np.stack([np.minimum(fruit[:, 1], fruit[:, 3]), np.minimum(fruit[:, 0], fruit[:, 4]), fruit[:, 2]])
-        ice_left = np.stack([stacks[:, 0] + stacks[:, 1], stacks[:, 2] + stacks[:, 3], stacks[:, 4]])
-        ice_count = np.minimum(ice_fruit, ice_left).T  # (B, 3)
-        ice_value = np.array([7.5, 5.5, 4.0])
+        ice_count = np.zeros((len(fruit), len(C.COLOURS)), dtype=np.int64)
+        ice_value = np.zeros(len(C.COLOURS))
+        for k in range(len(C.COLOURS)):
+            stack = np.flatnonzero(C.STACK_COLOUR == k)
+            cost = C.STACK_COST[stack[0]]
+            payable = (fruit[:, cost > 0] // cost[cost > 0]).min(axis=1)
+            ice_count[:, k] = np.minimum(payable, stacks[:, stack].sum(axis=1))
+            ice_value[k] = C.STACK_VALUE[stack].mean()
         shakes = np.minimum((fruit // C.MILKSHAKE_FRUITS).sum(axis=1), stacks[:, C.MILKSHAKE])  # (B,)
         c = np.maximum(colour, 0)
         n_ice = np.minimum(spaces, np.take_along_axis(ice_count, c, axis=1))
@@ -137,7 +139,8 @@ class JuicyFruitsGreedy:
         v = self._read(np.asarray(obs, dtype=np.float32))
         b = len(obs)
         scores = np.zeros(mask.shape, dtype=np.float64)
-        weights = self._fruit_weights(v, mask)  # (B, 5)
+        weights = self._fruit_weights(v)  # (B, 5)
+        charge = np.where(v["final_round"], 0.0, FRUIT_CHARGE)[:, None]  # leftover fruit scores nothing
         runs = self._runs(v["free"])  # (B, 25, 4)
         longest = runs.max(axis=2)  # (B, 25)
         planes = v["planes"]
@@ -174,7 +177,7 @@ class JuicyFruitsGreedy:
 
         # step 2: supply, claim or pass
         business = v["phase"] == R.SUPPLY_OR_CLAIM
-        ship_gain = v["ship_points"] + 0.5 - v["charge"] * v["ship_cost"].sum(axis=2)  # (B, 12)
+        ship_gain = v["ship_points"] + 0.5 - charge * v["ship_cost"].sum(axis=2)  # (B, 12)
         scores[business[:, None] & (np.arange(R.NUM_ACTIONS) < R.CLAIM)[None, :]] = 0.0
         beach_scores = scores[:, R.CELL + G.BEACH_CELLS]
         beach_scores[business] = ship_gain[business]
@@ -184,7 +187,7 @@ class JuicyFruitsGreedy:
         claim_gain = (
             C.ROW_POINTS[row_of_slot]
             + TOKEN_WORTH[np.maximum(tokens, 0)]
-            - v["charge"] * C.ROW_COST.sum(axis=1)[row_of_slot]
+            - charge * C.ROW_COST.sum(axis=1)[row_of_slot]
         )
         scores[business, R.CLAIM : R.PASS] = claim_gain[business]
         scores[business, R.PASS] = 0.0
