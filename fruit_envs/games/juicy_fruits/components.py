@@ -34,6 +34,8 @@ Gaps this module fills, each an ASSUMED reading (options name the ones where bot
 * Ice cream production: the markers are produced during the cart's move, at most one per space
   moved, each paid separately; their order does not matter, so the player names the markers one by
   one and stops when it likes.
+* A supplied ship leaves its beach space: the space it covered becomes a free island space
+  ("the ship lies on the beach and the adjacent island space is covered").
 * A claim needs room: a free space for a 1-space token, a free area of the large venue's shape for
   a placeholder. A claim that empties a business row does not move the license marker beyond the
   claim's own step. Emptying an ice cream stack and claiming in one turn are two steps.
