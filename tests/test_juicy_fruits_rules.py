@@ -581,3 +581,37 @@ def test_start_picture_helper_matches_a_real_setup():
     assert picture(START)[1].split()[1] == "B"
     state = new_games(2, n=1)
     assert sorted(island(state)[0].split()) == sorted(picture(START)[0].split())
+
+
+# --- Components and the rulebook's notes ------------------------------------------------------------
+
+
+def test_components_list():
+    """Components: '24 business tokens', '6 large venue tokens', '50 ship tokens ... (25 with orange boats, 25 with green boats)', '13 ice cream markers (3, 3, 2, 2, and 3 of five values)', '4 milkshake markers', and 'Ice cream cart tokens — 2 of each of three colors (6 in total).'"""
+    assert C.N_TOKENS == 24 and (C.TOKEN_KIND == C.PLACEHOLDER).sum() == 6
+    assert len(C.GREEN_BAG) == len(C.ORANGE_BAG) == 25 and len({order for order, _ in C.SHIPS}) == 50
+    assert C.STACK_SIZE.tolist() == [3, 3, 2, 2, 3, 4]
+    carts = C.TOKEN_COLOUR[C.TOKEN_KIND == C.ICE_CREAM_CART]
+    assert sorted(carts.tolist()) == [0, 0, 1, 1, 2, 2]
+    assert all(len(set(order)) == 2 for order, _ in C.SHIPS), "every order asks for two fruit types (COMPONENTS.md)"
+
+
+def test_license_marker_can_be_recounted():
+    """'If you forget to move the license marker, you can figure out where it should be by counting how many business tokens have been removed, how many ice cream and milkshake spaces are empty'."""
+    from agents import make_agent
+
+    state = new_games(3, n=32, seed=9)
+    greedy, gen = make_agent("greedy", R.SPEC, state.config), np.random.default_rng(0)
+    for _ in range(120):
+        state, _ = R.step(state, greedy.act(R.observe(state, state.to_move), R.legal_mask(state), gen), ~state.done)
+    removed = (state.board < 0).sum(axis=(1, 2)) - (C.ROW_SLOTS - 3) * C.N_ROWS
+    empty = (state.stacks == 0).sum(axis=1)
+    assert removed.max() > 0
+    assert (state.license_left == np.maximum(C.LICENSE_STEPS[3] - removed - empty, 0)).all()
+
+
+def test_cart_moves_straight_like_a_collector():
+    """Ice cream cart: 'When you move it, do so in a straight line through as many unblocked island spaces as you like.' ... 'You cannot move the token diagonally.'"""
+    state = position(players={"player_0": {"island": CART_ISLAND}})
+    state, _ = play(state, "a1")
+    assert legal(state) == {"b1", "c1", "d1", "e1"}, "a2 below is a ship; no diagonal"
