@@ -147,6 +147,14 @@ def test_from_the_start_tank_example():
     assert moves(state) == {"S-A1", "S-A2", "S-A3", "pass"}
 
 
+def test_single_circles_and_tanks_of_four_circles():
+    """'There are single circles and tanks. Tanks comprise 4 circles each.' (the graph's tanks: S, T1, T2)"""
+    assert [C.NODE_NAMES[k] for k in np.flatnonzero(C.NODE_IS_TANK)] == ["S", "T1", "T2"]
+    assert C.TANK_CIRCLES == 4 and C.N_NODES == 12
+    four = {f"player_{k}": {"factory_discs": ["T1", "T1"]} for k in range(4)}
+    assert not R.invariants(factory(4, players=four)), "four colours fill a tank's four circles"
+
+
 def test_a_tank_takes_a_disc_on_any_free_circle():
     """'If a disc moves along an arrow that leads to a tank, any of that tank's free circles can take the disc.' (other colours in the tank do not block it)"""
     players = {
