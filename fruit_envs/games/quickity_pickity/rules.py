@@ -13,8 +13,10 @@ fruit). A seat whose take fails stays in `take`.
 Decisions, one flat action space of 43:
 
 * `0`      flip a face-down tile. Face-down tiles are shuffled and indistinguishable, so which one a
-  player flips carries no information: the tile is drawn uniformly from the face-down slots with
-  the game's own key. Two players may draw the same tile; then both reveal it (a tick used each).
+  player flips carries no information: a flip turns the next face-down slot of the shuffled layout
+  (a uniformly random tile). Players flipping in the same tick turn different tiles; only when more
+  of them flip than tiles lie face down do two turn the same tile, and both reveal it (a tick used
+  each).
 * `1..32`  take a face-up fruit of type `k - 1` (`16 * expression + 4 * colour + shape`). Copies of a
   type are identical, so a take names the type. When more players take a type in one tick than
   copies lie face up, the copies go to players chosen uniformly at random (the game's key); the
