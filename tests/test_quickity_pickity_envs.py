@@ -125,3 +125,52 @@ def test_render_modes():
     env.reset(seed=0)
     text = env.render()
     assert text.startswith("Quickity Pickity - 2 players") and "monkeys face up: 0/3" in text
+
+
+def test_check_game_catches_a_peek_under_face_down_tiles(monkeypatch):
+    """`redeal_hidden` permutes the face-down tiles, so an observation that peeks under one fails."""
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        down = state.location == R.FACE_DOWN
+        obs[:, 0] = (down & (state.layout == 0)).any(axis=1)  # "a sweet red round is still face down somewhere"
+        obs[:, 1] = state.layout[:, -1] == 5  # what lies under the last slot
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 2, num_games=32)
+
+
+def test_check_game_catches_a_peek_at_the_pile(monkeypatch):
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        obs[:, 0] = state.deck[np.arange(state.batch_size), state.deck_pos] / 16  # the next card
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 3, num_games=32)
+
+
+def test_check_game_catches_a_peek_at_another_players_choice(monkeypatch):
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        other = (np.asarray(player) + 1) % state.config.num_players
+        obs[:, 0] = state.committed[np.arange(state.batch_size), other] == R.FLIP_ACTION
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 2, num_games=64)

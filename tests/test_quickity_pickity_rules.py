@@ -672,3 +672,21 @@ def test_observation_shows_sets_hands_and_money():
     assert held[1, 0] == 1 and held[0, 0] == 0, "player_2 (next after the observer) holds a fruit"
     players = obs[layout["players"]].reshape(3, R.PLAYER_FEATURES)
     assert players[0].tolist() == pytest.approx([1, 3, 0.1, 0, 0])
+
+
+def test_invariants_catch_lost_tiles_broken_sets_and_lost_cards():
+    """The conservation invariant: the 35 (two players) or 67 tiles, the sets' summaries and the cards."""
+    state = position(2, sets={"player_0": [["sweet red round", "sweet red long"]]}, face_up={"9": "sour green drop"})
+    assert not R.invariants(state)
+    lost = state.copy()
+    lost.layout[0, 9] = C.tile_from_name("sweet red round")  # a second copy where the 2-player game has one
+    assert any("tiles not conserved" in p for p in R.invariants(lost))
+    grown = state.copy()
+    grown.set_size[0, 0, 0] += 1
+    assert any("set sizes" in p for p in R.invariants(grown))
+    counted = state.copy()
+    counted.up_count[0, C.tile_from_name("sour green drop")] = 0
+    assert any("face-up counts" in p for p in R.invariants(counted))
+    cards = state.copy()
+    cards.cards_won[0, 1] = 1
+    assert any("cards not conserved" in p for p in R.invariants(cards))

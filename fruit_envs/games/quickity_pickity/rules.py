@@ -1072,9 +1072,16 @@ def invariants(state: State) -> list[str]:
     tiles = tiles_in_play(cfg)
     loc = state.location.astype(np.int64)
     layout = state.layout.astype(np.int64)
-    if layout.shape[1] != len(tiles) or (np.sort(layout, axis=1) != tiles[None, :]).any():
-        bad = np.flatnonzero((np.sort(layout, axis=1) != tiles[None, :]).any(axis=1))[:1]
-        problems.append(f"tiles not conserved: the {len(tiles)} tiles in play differ from the layout of game {bad}")
+    t = len(tiles)
+    if layout.shape[1] != t or (layout < 0).any() or (layout >= C.N_KINDS).any():
+        problems.append(f"tiles not conserved: the layout must hold {t} tile kinds in 0..{C.N_KINDS - 1}")
+        return problems
+    counts = np.bincount((np.arange(n)[:, None] * C.N_KINDS + layout).reshape(-1), minlength=n * C.N_KINDS)
+    wrong = (counts.reshape(n, C.N_KINDS) != np.bincount(tiles, minlength=C.N_KINDS)[None, :]).any(axis=1)
+    if wrong.any():
+        problems.append(
+            f"tiles not conserved: the {t} tiles in play differ from the layout of game {np.flatnonzero(wrong)[0]}"
+        )
         return problems
     valid = (loc == FACE_DOWN) | (loc == FACE_UP) | ((loc >= HELD_BASE) & (loc < HELD_BASE + p))
     valid |= (loc >= SET_BASE) & (loc < SET_BASE + p * S)
@@ -1085,9 +1092,14 @@ def invariants(state: State) -> list[str]:
     rows = np.arange(n)
     if (face_up_counts(state) != state.up_count).any():
         problems.append("face-up counts disagree with the tile slots")
-    by_kind = np.take_along_axis(layout, state.kind_slots.astype(np.int64), axis=1)
-    if (by_kind != tiles[None, :]).any() or (np.sort(state.kind_slots, axis=1) != np.arange(len(tiles))).any():
+    kind_slots = state.kind_slots.astype(np.int64)
+    if (kind_slots < 0).any() or (kind_slots >= t).any():
         problems.append("kind_slots is not the slots sorted by kind")
+    else:
+        by_kind = np.take_along_axis(layout, kind_slots, axis=1)
+        each_once = np.bincount((rows[:, None] * t + kind_slots).reshape(-1), minlength=n * t) == 1
+        if (by_kind != tiles[None, :]).any() or not each_once.all():
+            problems.append("kind_slots is not the slots sorted by kind")
     holders = (loc[:, :, None] == HELD_BASE + np.arange(p)[None, None, :]).sum(axis=1)  # (n, P)
     held = state.held.astype(np.int64)
     held_ok = np.where(held >= 0, loc[rows[:, None], np.maximum(held, 0)] == HELD_BASE + np.arange(p), True)
