@@ -623,6 +623,11 @@ def test_describe_round_trips_and_renders():
     assert R.from_description(d).equals(state)
     text = R.render(state)
     assert "Quickity Pickity - 3 players" in text and "player_2" in text and "card " in text
+    while not state.done[0]:
+        mask = R.legal_mask(state)
+        state, _ = R.step(state, np.array([int(gen.choice(np.flatnonzero(mask[0])))]))
+    assert R.from_description(R.describe(state)).equals(state), "a finished game too"
+    assert "winner: player_" in R.render(state)
 
 
 @pytest.mark.parametrize(

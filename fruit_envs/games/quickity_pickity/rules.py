@@ -397,22 +397,27 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
     return s, rewards
 
 
-def _face_down_slots(down: np.ndarray, count: int) -> np.ndarray:
-    """`(m, count)` the first `count` face-down slots of each row of `down` `(m, T)` (any value past
-    the last face-down slot). In play the face-down slots are those past the flipped ones, so a
-    slot count on from the first is checked and only rows where that fails are searched."""
+def _face_down_slots(down: np.ndarray, needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first `needed` face-down slots of each row of `down` `(m, T)`, as `(m, max needed)`, and how
+    many of those exist `(m,)` (the last one found repeats after them). In play the face-down slots are
+    those past the flipped ones, so the slots following the first are checked and only other rows are
+    searched."""
     m, t = down.shape
-    rows = np.arange(m)
-    first = np.argmax(down, axis=1)
-    slots = np.minimum(first[:, None] + np.arange(count)[None, :], t - 1)
-    needed = np.arange(count)[None, :] < down.sum(axis=1)[:, None]
-    wrong = np.flatnonzero((needed & ~down[rows[:, None], slots]).any(axis=1))
-    if len(wrong):
-        rest = down[wrong]
+    count = int(needed.max())
+    rows = np.arange(m)[:, None]
+    slots = np.argmax(down, axis=1)[:, None] + np.arange(count)[None, :]
+    ok = (slots < t) | (np.arange(count)[None, :] >= needed[:, None])
+    slots = np.minimum(slots, t - 1)
+    ok &= down[rows, slots] | (np.arange(count)[None, :] >= needed[:, None])
+    found = needed.astype(np.int64)
+    odd = np.flatnonzero(~ok.all(axis=1))
+    if len(odd):
+        rest = down[odd]
+        found[odd] = np.minimum(np.count_nonzero(rest, axis=1), needed[odd])
         for j in range(count):
-            slots[wrong, j] = np.argmax(rest, axis=1)
-            rest[np.arange(len(wrong)), slots[wrong, j]] = False
-    return slots
+            slots[odd, j] = np.where(j < found[odd], np.argmax(rest, axis=1), slots[odd, max(j - 1, 0)])
+            rest[np.arange(len(odd)), slots[odd, j]] = False
+    return slots, found
 
 
 def _count_kinds(rows: np.ndarray, kinds: np.ndarray, m: int) -> np.ndarray:
@@ -442,13 +447,11 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     n_flips = flip.sum(axis=1)
     up_change = np.zeros((m, C.N_KINDS), dtype=np.int64)
     if n_flips.any():
-        down = start == FACE_DOWN
-        n_down = down.sum(axis=1)
-        turned = _face_down_slots(down, int(n_flips.max()))
+        turned, found = _face_down_slots(start == FACE_DOWN, n_flips)
         rank = np.cumsum(flip, axis=1) - 1
         gi, pi = np.nonzero(flip)
-        fresh = rank[gi, pi] < n_down[gi]
-        slot = turned[gi, np.minimum(rank[gi, pi], n_down[gi] - 1)]
+        fresh = rank[gi, pi] < found[gi]
+        slot = turned[gi, np.minimum(rank[gi, pi], found[gi] - 1)]
         loc[gi, slot] = FACE_UP
         up_change += _count_kinds(gi[fresh], s.layout[games[gi[fresh]], slot[fresh]], m)
         phase[flip] = TAKE
@@ -483,20 +486,22 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     # B. takes: the copies of a type face up at the start of the tick go to its takers, in a
     # uniformly random order when several take the same type; the takes left over fail.
     if take.any():
-        kind = np.where(take, acts - TAKE_BASE, 0)
-        same = take[:, :, None] & take[:, None, :] & (kind[:, :, None] == kind[:, None, :])
-        same &= idx[:, None] != idx[None, :]
-        contested = np.flatnonzero(same.any(axis=(1, 2)))
+        kind = np.where(take, acts - TAKE_BASE, -1 - idx[None, :])  # non-takers never match
         rank = np.zeros((m, p), dtype=np.int64)  # takers of the same type served before this one
-        if len(contested):
-            g = games[contested]
-            s.keys[g], sub = rng.split(s.keys[g])
+        several = np.flatnonzero(take.sum(axis=1) >= 2)
+        same = kind[several, :, None] == kind[several, None, :]
+        same &= idx[:, None] != idx[None, :]
+        contested = same.any(axis=(1, 2))
+        if contested.any():
+            rows_c = several[contested]
+            s.keys[games[rows_c]], sub = rng.split(s.keys[games[rows_c]])
             order = rng.uniform(sub, p)
             ahead = same[contested] & (
                 (order[:, None, :] < order[:, :, None])
                 | ((order[:, None, :] == order[:, :, None]) & (idx[None, :] < idx[:, None]))
             )
-            rank[contested] = ahead.sum(axis=2)
+            rank[rows_c] = ahead.sum(axis=2)
+        kind = np.maximum(kind, 0)
         # the type's copies sit at positions copies * kind + c of kind_slots (at most 2 copies)
         copies = copies_per_type(cfg)
         first = s.kind_slots[games[:, None], kind * copies].astype(np.int64)  # (m, P)
