@@ -33,9 +33,9 @@ def worth_table(missing_cost: float, optimism: tuple[float, ...]) -> np.ndarray:
 
 class QuickityPickityGreedy:
     name = "greedy"
-    MISSING_COST = 1.0  # worth lost per fruit a set still lacks to reach a better value
+    MISSING_COST = 0.5  # worth lost per fruit a set still lacks to reach a better value
     OPTIMISM = (0.8, 0.5, 0.2)  # weight of the later value with 0, 1, 2 monkeys face up
-    FLIP_WORTH = 0.0  # a take must gain more than this, or the player flips another tile
+    FLIP_WORTH = -0.5  # a take must gain more than this, or the player flips another tile (tuned in self-play)
 
     def __init__(self, config):
         self.config = config
