@@ -174,3 +174,22 @@ def test_check_game_catches_a_peek_at_another_players_choice(monkeypatch):
     monkeypatch.setattr(R, "observe", peeking)
     with pytest.raises(ConformanceError, match="re-dealt"):
         check_game("quickity_pickity", 2, num_games=64)
+
+
+def test_greedy_places_where_the_card_pays_and_beats_random():
+    from agents import make_agent
+    from agents.arena import evaluate
+
+    config = SPEC.make_config(2)
+    greedy = make_agent("greedy", SPEC, config)
+    state = R.from_description(
+        {
+            "config": {"num_players": 2},
+            "held": {"player_0": "sweet yellow bunch"},
+            "sets": {"player_0": [["sour green drop"], ["sweet yellow long", "sweet yellow drop"]]},
+        }
+    )
+    action = greedy.act(R.observe(state, 0), R.legal_mask(state), np.random.default_rng(0))
+    assert R.action_to_string(config, action[0]) == "place in set 1", "the yellow set grows to 3 and pays"
+    result = evaluate(SPEC, config, greedy, make_agent("random", SPEC, config), 60, seed=0)
+    assert result["win_rate"] > 0.9
