@@ -79,12 +79,13 @@ def test_two_player_game_uses_about_half_the_tiles(players, option, tiles):
 
 
 def test_tiles_start_face_down_and_well_mixed():
-    """'Lay out all the fruit tiles face down, mix them well, and spread them out in the center of the play area.'"""
+    """'Lay out all the fruit tiles face down, mix them well, and spread them out in the center of the play area.' and 'Determine who will go first.' (ASSUMED: player_0; in the tick model the starting player changes nothing but who takes the current card among tied round winners.)"""
     state = R.init(R.SPEC.make_config(4), rng.keys_from_seed(1, 100))
     assert (state.location == R.FACE_DOWN).all()
     assert (np.sort(state.layout, axis=1) == C.tiles(4)).all()
     assert len({row.tobytes() for row in state.layout}) == 100, "each game has its own shuffle"
     assert (state.seat_phase == R.FLIP).all() and (state.held == -1).all()
+    assert (state.starter == 0).all()
 
 
 def test_marketplace_pile_is_shuffled_and_the_first_card_is_shown():
@@ -219,7 +220,7 @@ def test_sets_are_capped_at_eight():
     ],
 )
 def test_fruit_in_a_set_share_expression_and_colour_or_shape(tiles, legal):
-    """'Fruit in a set must satisfy both of the following conditions: 1. Facial expression is the same. ... 2. Color and/or shape matches. Either the same color or the same shape.'"""
+    """'Fruit in a set must satisfy both of the following conditions: 1. Facial expression is the same. ... 2. Color and/or shape matches. Either the same color or the same shape.' (Objective: 'building sets of the same type or color ... you can't build sets with fruit that have different facial expressions.')"""
     value = R.score_tiles(0, [tiles])
     expected = C.CARD_VALUES[0, len(tiles)] if legal else -10
     bonus = sum(t.endswith("red round") for t in tiles)
