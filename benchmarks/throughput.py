@@ -1,17 +1,30 @@
-"""Random-legal-play throughput: the PettingZoo AEC loop against the batched rules at several batch sizes.
+"""Random-legal-play throughput of every game and API, against peer libraries measured in the same run.
 
-    python -m benchmarks.throughput                    # every game, 2 players, N = 1, 64, 1024, 4096
-    python -m benchmarks.throughput --seconds 0.5 --sizes 1 64
+    python -m benchmarks.throughput                       # everything (a few minutes)
+    python -m benchmarks.throughput --quick               # short measurements, smaller grid
+    python -m benchmarks.throughput --games cherry_picking --players 2 --sizes 1 4096
 
-Agent-steps/s counts decisions actually taken (finished games in a batch do not count). The same
-loop is used everywhere: read the mask, pick a uniformly random legal action, step.
+For every registered game and player count: agent-steps/s and games/s through the PettingZoo AEC
+env, the Gymnasium single-agent env and the batched rules at several batch sizes, the batched rules
+sharded over all cores (one process per core, each stepping its own batch), and bytes of state per
+game. Peers, with the same loop (read the legal actions, pick one uniformly at random, step):
+PettingZoo classic `connect_four_v3` and `texas_holdem_v4` (AEC) and OpenSpiel `mancala` and
+`goofspiel` through `pyspiel` (its C++ core). A peer that is not installed (`pip install -e .[peers]`)
+is skipped with a note, never faked.
+
+Writes `benchmarks/results/throughput.json`, `throughput.md` and `throughput.png` (log-log
+steps/s against batch size, peers as horizontal lines); `--update-readme` refreshes the README table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
+import os
 import platform
+import random
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,79 +36,294 @@ from fruit_envs.core import rng as frng
 from fruit_envs.core.aec import FruitAECEnv
 from fruit_envs.core.spec import get_spec
 
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
 
 @dataclass
 class Measurement:
     game: str
     players: int
-    api: str  # "aec" or "batched"
-    batch: int
-    steps: int
+    api: str  # "aec", "gym", "batched", "sharded", or "peer"
+    batch: int  # games per process (1 for the single-game APIs)
+    processes: int
+    steps: int  # agent decisions taken
+    games: int  # games finished
     seconds: float
+    state_bytes: float | None = None  # bytes of state per game (batched)
+    note: str = ""
 
     @property
     def steps_per_second(self) -> float:
-        return self.steps / self.seconds
+        return self.steps / self.seconds if self.seconds else 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self) | {"steps_per_second": self.steps_per_second, "games_per_second": self.games_per_second}
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row (the loop every measurement uses)."""
+    return np.argmax(np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0), axis=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Our APIs
 
 
 def measure_aec(game: str, players: int, seconds: float, seed: int = 0) -> Measurement:
-    """Steps of a PettingZoo AEC loop (raw env, one game, random legal actions) for about `seconds`."""
+    """PettingZoo AEC loop: raw env, one game at a time."""
     env = FruitAECEnv(game, num_players=players)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    steps, start = 0, time.perf_counter()
+    steps = games = 0
+    start = time.perf_counter()
     while True:
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
-            env.reset()
+            games += 1
             if time.perf_counter() - start > seconds:
                 break
+            env.reset()
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
         steps += 1
-    return Measurement(game, players, "aec", 1, steps, time.perf_counter() - start)
+    return Measurement(game, players, "aec", 1, 1, steps, games, time.perf_counter() - start)
+
+
+def measure_gym(game: str, players: int, seconds: float, seed: int = 0) -> Measurement:
+    """Gymnasium single-agent env against random opponents; every seat's decision counts."""
+    import gymnasium
+
+    env = gymnasium.make(get_spec(game).gym_id, num_players=players, opponent="random")
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    steps = int(env.unwrapped.state.step_count[0])
+    games = 0
+    start = time.perf_counter()
+    while True:
+        legal = np.flatnonzero(info["action_mask"])
+        before = int(env.unwrapped.state.step_count[0])
+        _, _, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+        steps += int(env.unwrapped.state.step_count[0]) - before
+        if term or trunc:
+            games += 1
+            if time.perf_counter() - start > seconds:
+                break
+            _, info = env.reset()
+            steps += int(env.unwrapped.state.step_count[0])
+    return Measurement(game, players, "gym", 1, 1, steps, games, time.perf_counter() - start)
 
 
 def measure_batched(game: str, players: int, batch: int, seconds: float, seed: int = 0) -> Measurement:
-    """Decisions per second of the batched rules stepping `batch` games per numpy call."""
+    """The batched rules stepping `batch` games per numpy call for `seconds`; a finished game is
+    replaced at once by a new one (as in the vector env), so every step is `batch` decisions."""
     spec = get_spec(game)
     rules, config = spec.rules, spec.make_config(players)
     rng = np.random.default_rng(seed)
-    steps, elapsed, round_ = 0, 0.0, 0
-    while elapsed < seconds:
-        state = rules.init(config, frng.keys_from_seed(seed + round_, batch))
-        start = time.perf_counter()
-        while not state.done.all():
-            mask = rules.legal_mask(state)
-            actions = np.argmax(np.where(mask, rng.random(mask.shape), -1.0), axis=1)
-            steps += int((~state.done).sum())
-            state, _ = rules.step(state, actions)
-        elapsed += time.perf_counter() - start
-        round_ += 1
-    return Measurement(game, players, "batched", batch, steps, elapsed)
+    keys = frng.keys_from_seed(seed, batch)
+    keys, sub = frng.split(keys)
+    state = rules.init(config, sub)
+    state_bytes = sum(a.nbytes for a in state.arrays().values()) / batch
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state, _ = rules.step(state, random_legal(rules.legal_mask(state), rng))
+        steps += batch
+        finished = np.flatnonzero(state.done)
+        if len(finished):
+            games += len(finished)
+            keys[finished], sub = frng.split(keys[finished])
+            state.put(finished, rules.init(config, sub))
+    return Measurement(game, players, "batched", batch, 1, steps, games, time.perf_counter() - start, state_bytes)
 
 
-def run(games: list[str], players: list[int] | None, sizes: list[int], seconds: float) -> list[Measurement]:
+def _shard(args) -> tuple[int, int, float]:
+    game, players, batch, seconds, seed, barrier = args
+    import fruit_envs  # noqa: F401  (registers the games in the child)
+
+    barrier.wait()
+    m = measure_batched(game, players, batch, seconds, seed)
+    return m.steps, m.games, m.seconds
+
+
+def measure_sharded(game: str, players: int, batch: int, seconds: float, processes: int) -> Measurement:
+    """One process per core, each stepping its own batch; steps summed, time of the slowest."""
+    ctx = mp.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(processes)
+        with ctx.Pool(processes) as pool:
+            parts = pool.map(_shard, [(game, players, batch, seconds, 1000 * k, barrier) for k in range(processes)])
+    steps = sum(p[0] for p in parts)
+    games = sum(p[1] for p in parts)
+    return Measurement(game, players, "sharded", batch, processes, steps, games, max(p[2] for p in parts))
+
+
+# ----------------------------------------------------------------------------------------------
+# Peers
+
+
+def measure_pettingzoo_peer(name: str, seconds: float, seed: int = 0) -> Measurement:
+    import importlib
+
+    module = importlib.import_module(f"pettingzoo.classic.{name}")
+    env = module.raw_env()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            games += 1
+            if time.perf_counter() - start > seconds:
+                break
+            env.reset()
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return Measurement(f"pettingzoo:{name}", env.num_agents, "peer", 1, 1, steps, games, time.perf_counter() - start)
+
+
+def measure_openspiel_peer(name: str, seconds: float, seed: int = 0) -> Measurement:
+    """OpenSpiel's C++ game through pyspiel; a simultaneous node counts one decision per player."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rng = random.Random(seed)
+    players = game.num_players()
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(actions, probs)[0])
+            elif state.is_simultaneous_node():
+                state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(players)])
+                steps += players
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+        games += 1
+    return Measurement(f"openspiel:{name}", players, "peer", 1, 1, steps, games, time.perf_counter() - start)
+
+
+PEERS = [
+    ("pettingzoo:connect_four_v3", lambda s: measure_pettingzoo_peer("connect_four_v3", s)),
+    ("pettingzoo:texas_holdem_v4", lambda s: measure_pettingzoo_peer("texas_holdem_v4", s)),
+    ("openspiel:mancala", lambda s: measure_openspiel_peer("mancala", s)),
+    ("openspiel:goofspiel", lambda s: measure_openspiel_peer("goofspiel", s)),
+]
+
+
+def measure_peers(seconds: float) -> tuple[list[Measurement], list[str]]:
+    results, notes = [], []
+    for name, measure in PEERS:
+        try:
+            results.append(measure(seconds))
+        except ImportError as error:  # the peers extra is not installed
+            notes.append(f"{name} skipped: {error} (install with pip install -e '.[peers]')")
+    return results, notes
+
+
+# ----------------------------------------------------------------------------------------------
+# The run and its outputs
+
+
+def run(games, players, sizes, seconds, processes, peers=True, progress=print):
     results = []
     for game in games:
         spec = get_spec(game)
-        for p in players or [spec.default_num_players]:
+        for p in players or spec.official_player_counts:
             if p not in spec.player_counts:
                 continue
+            progress(f"{game} {p}p ...")
             results.append(measure_aec(game, p, seconds))
+            results.append(measure_gym(game, p, seconds))
             for n in sizes:
                 results.append(measure_batched(game, p, n, seconds))
-    return results
+            if processes > 1:
+                for n in sizes:
+                    if n >= 1024:
+                        results.append(measure_sharded(game, p, n, seconds, processes))
+    notes = []
+    if peers:
+        peer_results, notes = measure_peers(seconds)
+        results += peer_results
+    return results, notes
 
 
-def table(results: list[Measurement]) -> str:
-    lines = ["| game | players | api | batch | agent-steps/s | x AEC |", "|---|---|---|---|---|---|"]
-    aec = {(m.game, m.players): m.steps_per_second for m in results if m.api == "aec"}
-    for m in results:
-        ratio = m.steps_per_second / aec[(m.game, m.players)]
-        lines.append(f"| {m.game} | {m.players} | {m.api} | {m.batch} | {m.steps_per_second:,.0f} | {ratio:,.1f} |")
-    return "\n".join(lines)
+def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
+    own = [m for m in results if m.api != "peer"]
+    sizes = sorted({m.batch for m in own if m.api == "batched"})
+    sharded_sizes = sorted({m.batch for m in own if m.api == "sharded"})
+    head = ["game", "players", "AEC", "Gymnasium"] + [f"N={n}" for n in sizes]
+    procs = max((m.processes for m in own if m.api == "sharded"), default=1)
+    head += [f"N={n} x {procs} processes" for n in sharded_sizes]
+    head += ["best / AEC", "state bytes/game"]
+    lines = [
+        f"Random legal play, agent-steps/s. {meta['date']}, {meta['machine']}.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for game, p in dict.fromkeys((m.game, m.players) for m in own):
+        row = {m.api + str(m.batch): m for m in own if (m.game, m.players) == (game, p)}
+        aec = row["aec1"].steps_per_second
+        cells = [game, str(p), f"{aec:,.0f}", f"{row['gym1'].steps_per_second:,.0f}"]
+        cells += [f"{row[f'batched{n}'].steps_per_second:,.0f}" if f"batched{n}" in row else "" for n in sizes]
+        cells += [f"{row[f'sharded{n}'].steps_per_second:,.0f}" if f"sharded{n}" in row else "" for n in sharded_sizes]
+        best = max(m.steps_per_second for m in row.values())
+        cells += [f"{best / aec:,.0f}x", f"{row[f'batched{sizes[-1]}'].state_bytes:,.0f}" if sizes else ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    peers = [m for m in results if m.api == "peer"]
+    if peers:
+        lines += ["", "| peer (same loop, same run) | players | agent-steps/s | games/s |", "|---|---|---|---|"]
+        lines += [f"| {m.game} | {m.players} | {m.steps_per_second:,.0f} | {m.games_per_second:,.1f} |" for m in peers]
+    lines += [f"- {note}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: list[Measurement], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    own = [m for m in results if m.api == "batched"]
+    for game, p in dict.fromkeys((m.game, m.players) for m in own):
+        series = sorted((m.batch, m.steps_per_second) for m in own if (m.game, m.players) == (game, p))
+        ax.plot(*zip(*series, strict=True), marker="o", label=f"{game} {p}p (batched)")
+    for i, m in enumerate(m for m in results if m.api == "peer"):
+        ax.axhline(m.steps_per_second, ls="--", lw=1, color=f"C{(i + 5) % 10}", label=f"{m.game}")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="games per batch",
+        ylabel="agent-steps/s",
+        title="Random legal play, one process",
+    )
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
+    text = readme.read_text()
+    block = f"<!-- throughput:start -->\n{table}<!-- throughput:end -->"
+    new, count = re.subn(r"<!-- throughput:start -->.*?<!-- throughput:end -->", block, text, flags=re.S)
+    if count != 1:
+        raise ValueError("README has no <!-- throughput:start --> ... <!-- throughput:end --> block")
+    readme.write_text(new)
 
 
 def main(argv: list[str] | None = None) -> list[Measurement]:
@@ -107,29 +335,36 @@ def main(argv: list[str] | None = None) -> list[Measurement]:
         help="game ids (default: every registered game)",
     )
     parser.add_argument(
-        "--players", type=int, nargs="+", default=None, help="player counts (default: each game's default)"
+        "--players", type=int, nargs="+", default=None, help="player counts (default: each game's rulebook counts)"
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes")
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument(
-        "--out", type=Path, default=Path("benchmarks/results/throughput.json"), help="JSON written here"
-    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384], help="batch sizes")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the sharded runs")
+    parser.add_argument("--no-peers", action="store_true", help="skip the peer libraries")
+    parser.add_argument("--quick", action="store_true", help="0.3 s per measurement, sizes 1 64 4096")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for throughput.json/.md/.png")
+    parser.add_argument("--update-readme", action="store_true", help="replace the README's throughput table")
     args = parser.parse_args(argv)
-    results = run(args.games, args.players, args.sizes, args.seconds)
-    print(table(results))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {
-            "platform": platform.platform(),
-            "processor": platform.processor(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-        },
-        "results": [asdict(m) | {"steps_per_second": m.steps_per_second} for m in results],
+    if args.quick:
+        args.seconds, args.sizes = 0.3, [1, 64, 4096]
+    for game in args.games:
+        get_spec(game)  # unknown games fail before anything is measured
+    results, notes = run(args.games, args.players, args.sizes, args.seconds, args.processes, not args.no_peers)
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}",
     }
-    args.out.write_text(json.dumps(payload, indent=2))
-    print(f"\nwritten to {args.out}")
+    table = markdown(results, notes, meta)
+    print("\n" + table)
+    args.out.mkdir(parents=True, exist_ok=True)
+    payload = {**meta, "notes": notes, "results": [m.to_json() for m in results]}
+    (args.out / "throughput.json").write_text(json.dumps(payload, indent=2))
+    (args.out / "throughput.md").write_text(table)
+    plot(results, args.out / "throughput.png")
+    if args.update_readme:
+        update_readme(table)
+    print(f"written to {args.out}/throughput.json, .md and .png")
     return results
 
 

@@ -41,9 +41,23 @@ def main(argv: list[str] | None = None) -> dict:
     from training import train_ppo
 
     with tempfile.TemporaryDirectory() as runs:
-        argv_train = ["--game", args.game, "--num-players", str(args.num_players), "--opponent", args.opponent,
-                      "--total-timesteps", str(args.timesteps), "--eval-every", str(10**12),
-                      "--checkpoint-every", str(10**12), "--runs-dir", runs, "--no-progress"]  # fmt: skip
+        argv_train = [
+            "--game",
+            args.game,
+            "--num-players",
+            str(args.num_players),
+            "--opponent",
+            args.opponent,
+            "--total-timesteps",
+            str(args.timesteps),
+            "--eval-every",
+            str(10**12),
+            "--checkpoint-every",
+            str(10**12),
+            "--runs-dir",
+            runs,
+            "--no-progress",
+        ]
         profiler = cProfile.Profile()
         start = time.perf_counter()
         profiler.enable()
@@ -70,8 +84,10 @@ def main(argv: list[str] | None = None) -> dict:
         - env_step,
         "  PPO updates": update,
     }
-    print(f"{args.game}, {args.num_players} players, opponent {args.opponent}: {summary['timesteps']:,} timesteps, "
-          f"{summary['timesteps'] / learn:,.0f} timesteps/s inside learn (profiled; wall {wall:.1f} s)")  # fmt: skip
+    print(
+        f"{args.game}, {args.num_players} players, opponent {args.opponent}: {summary['timesteps']:,} timesteps, "
+        f"{summary['timesteps'] / learn:,.0f} timesteps/s inside learn (profiled; wall {wall:.1f} s)"
+    )
     print("| part | seconds | share of learn |\n|---|---|---|")
     for name, seconds in rows.items():
         print(f"| {name} | {seconds:.1f} | {seconds / learn:.1%} |")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,17 +33,6 @@ def test_demo_runs_as_a_module():
     assert "greedy win rate (95% CI)" in proc.stdout
 
 
-def test_throughput_benchmark_writes_its_results(tmp_path):
-    from benchmarks import throughput
-
-    out = tmp_path / "throughput.json"
-    results = throughput.main(["--seconds", "0.05", "--sizes", "1", "64", "--out", str(out)])
-    data = json.loads(out.read_text())
-    assert {r["api"] for r in data["results"]} == {"aec", "batched"}
-    assert all(r["steps"] > 0 and r["steps_per_second"] > 0 for r in data["results"])
-    assert len(results) == 3 * len({r["game"] for r in data["results"]})
-
-
 def test_maskable_ppo_learns_2048_steps_on_the_vector_env():
     """MaskablePPO trains on the batched SB3 VecEnv; illegal_action='raise' proves it never picks an illegal action."""
     from sb3_contrib import MaskablePPO
@@ -62,13 +49,3 @@ def test_maskable_ppo_learns_2048_steps_on_the_vector_env():
     ]
     assert any(changed), "the policy's weights moved"
     assert len(model.ep_info_buffer) > 0, "finished episodes were logged"
-
-
-@pytest.mark.slow
-def test_throughput_full_benchmark(tmp_path):
-    from benchmarks import throughput
-
-    results = throughput.main(["--seconds", "1", "--out", str(tmp_path / "t.json")])
-    batched = [m for m in results if m.api == "batched" and m.batch == 4096]
-    aec = [m for m in results if m.api == "aec"]
-    assert batched and aec

@@ -34,7 +34,7 @@ def _check_render_mode(render_mode):
         raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
 
 
-def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, phase: str, player: str) -> int:
+def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, player: str) -> int:
     """The action as an int, or `IllegalActionError` if it is not an integer action id."""
     if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
         return int(action)
@@ -42,7 +42,7 @@ def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, phase: str, playe
         raise IllegalActionError(
             action,
             np.flatnonzero(legal),
-            phase,
+            "any",
             player=player,
             game=spec.name,
             reason=f"actions are integers 0..{spec.num_actions - 1}",
@@ -74,13 +74,25 @@ class _SingleGame:
 
     @property
     def state(self):
-        """The current batch-of-1 state; its arrays are read-only."""
-        return self._state
+        """The current batch-of-1 state, as read-only views (the env's own copy cannot be changed)."""
+        if self._state is None:
+            return None
+        views = {}
+        for name, array in self._state.arrays().items():
+            views[name] = array.view()
+            views[name].setflags(write=False)
+        return type(self._state)(config=self._state.config, **views)
 
     def _set_state(self, state) -> None:
-        for array in state.arrays().values():
-            array.setflags(write=False)
         self._state = state
+        self._mask_cache: dict[int, np.ndarray] = {}
+
+    def _mask(self, seat: int) -> np.ndarray:
+        """Legal actions of `seat` in the current state, computed once per state."""
+        mask = self._mask_cache.get(seat)
+        if mask is None:
+            mask = self._mask_cache[seat] = self.rules.legal_mask(self._state, seat)[0]
+        return mask
 
     def _new_game(self, seed):
         if seed is not None:
@@ -151,11 +163,11 @@ class FruitAECEnv(_SingleGame, AECEnv):
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
-        return self._obs(seat, self.rules.legal_mask(self._state, seat)[0])
+        return self._obs(seat, self._mask(seat))
 
     def action_mask(self, agent=None) -> np.ndarray:
         agent = self.agent_selection if agent is None else agent
-        return self.rules.legal_mask(self._state, self.possible_agents.index(agent))[0].astype(np.int8)
+        return self._mask(self.possible_agents.index(agent)).astype(np.int8)
 
     def step(self, action):
         agent = self.agent_selection
@@ -163,8 +175,8 @@ class FruitAECEnv(_SingleGame, AECEnv):
             self._was_dead_step(action)
             return
         seat = self.possible_agents.index(agent)
-        mask = self.rules.legal_mask(self._state, seat)[0]
-        a = _as_action(action, self.spec, mask, _phase(self), agent)
+        mask = self._mask(seat)
+        a = _as_action(action, self.spec, mask, agent)
         if not (0 <= a < self.spec.num_actions and mask[a]):
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
         self._cumulative_rewards[agent] = 0.0
@@ -228,7 +240,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         masks = {}
         for k, agent in enumerate(self.possible_agents):
             if acting[k]:
-                masks[agent] = self.rules.legal_mask(self._state, k)[0]
+                masks[agent] = self._mask(k)
             else:
                 masks[agent] = np.zeros(self.spec.num_actions, dtype=bool)
                 masks[agent][self.spec.wait_action] = True
@@ -251,7 +263,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         illegal = []
         for agent in self.agents:
             try:
-                a = _as_action(actions[agent], self.spec, masks[agent], _phase(self), agent)
+                a = _as_action(actions[agent], self.spec, masks[agent], agent)
             except IllegalActionError:
                 illegal.append(agent)
                 continue

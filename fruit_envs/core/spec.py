@@ -72,7 +72,10 @@ class GameSpec:
 
     @property
     def rules(self) -> ModuleType:
-        return importlib.import_module(self.rules_module)
+        module = _RULES.get(self.rules_module)
+        if module is None:
+            module = _RULES[self.rules_module] = importlib.import_module(self.rules_module)
+        return module
 
     @property
     def gym_id(self) -> str:
@@ -130,6 +133,7 @@ class GameSpec:
 
 
 _REGISTRY: dict[str, GameSpec] = {}
+_RULES: dict[str, ModuleType] = {}  # rules modules by import path, looked up once
 
 
 def register_game(spec: GameSpec) -> GameSpec:

@@ -21,6 +21,8 @@ Gaps this module fills, each an ASSUMED reading:
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 SORTS = ("pineapple", "pear", "banana", "cherry", "orange", "grape")  # FOUND
@@ -93,8 +95,8 @@ IS_FRUIT = CARD_SORT >= 0
 IS_BASKET = np.arange(N_CARD_TYPES) >= BASKET_BASE
 
 
-def deck_counts(num_players: int) -> np.ndarray:
-    """`(53,) int8` copies of each card type in play for this player count."""
+@cache
+def _deck_counts(num_players: int) -> np.ndarray:
     ladders_out, wild_out, fruit_values_out, basket_values_out = REMOVE[num_players]
     counts = np.zeros(N_CARD_TYPES, dtype=np.int8)
     counts[LADDER] = N_LADDERS - ladders_out
@@ -104,9 +106,18 @@ def deck_counts(num_players: int) -> np.ndarray:
             counts[fruit_id(sort, value)] = value not in fruit_values_out
     for value in BASKET_VALUES:
         counts[basket_id(value)] = value not in basket_values_out
+    counts.setflags(write=False)
     return counts
 
 
+def deck_counts(num_players: int) -> np.ndarray:
+    """`(53,) int8` copies of each card type in play for this player count."""
+    if num_players not in REMOVE:
+        raise ValueError(f"Cherry Picking has card removals for {sorted(REMOVE)} players, not {num_players}")
+    return _deck_counts(num_players)
+
+
+@cache
 def hand_size(num_players: int) -> int:
     """Cards per hand: what is in play minus one under each plant, dealt evenly (FOUND arithmetic)."""
     return (int(deck_counts(num_players).sum()) - N_PLANTS) // num_players

@@ -88,6 +88,7 @@ SPEC = GameSpec(
 # Declared facts
 
 
+@cache
 def observation_layout(config: Config) -> dict[str, slice]:
     """Named slices of a seat's observation vector; seat-relative blocks list the observer first."""
     p = config.num_players
@@ -206,11 +207,10 @@ def _deal(state: State, games: np.ndarray) -> None:
     state.keys[games], sub = rng.split(state.keys[games])
     shuffled = deck[rng.permutations(sub, len(deck))]  # (m, D)
     state.plants[games] = shuffled[:, : C.N_PLANTS]
-    dealt = shuffled[:, C.N_PLANTS : C.N_PLANTS + p * hand].reshape(len(games), p, hand)
-    hands = np.zeros((len(games), p, N_CARDS), dtype=np.int8)
-    m_idx, p_idx, _ = np.indices(dealt.shape)
-    np.add.at(hands, (m_idx, p_idx, dealt), 1)
-    state.hands[games] = hands
+    dealt = shuffled[:, C.N_PLANTS : C.N_PLANTS + p * hand].reshape(len(games) * p, hand)
+    slot = np.arange(len(games) * p, dtype=np.int64)[:, None] * N_CARDS + dealt  # (hand owner, card) pairs
+    hands = np.bincount(slot.ravel(), minlength=len(games) * p * N_CARDS)
+    state.hands[games] = hands.reshape(len(games), p, N_CARDS)
     rest = shuffled[:, C.N_PLANTS + p * hand :]
     state.aside[games] = rest[:, 0] if rest.shape[1] else NO_CARD
     state.piles[games] = 0
@@ -249,10 +249,12 @@ def init(config: Config, keys: np.ndarray) -> State:
 
 
 def _seat_array(state: State, player) -> np.ndarray:
-    n = state.batch_size
+    """`(n,)` int64 seats: `to_move` by default, an int for every game, or one seat per game."""
     if player is None:
         return state.to_move.astype(np.int64)
-    return np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
+    if np.ndim(player) == 0:
+        return np.full(state.batch_size, int(player), dtype=np.int64)
+    return np.asarray(player, dtype=np.int64)
 
 
 def legal_mask(state: State, player=None) -> np.ndarray:
@@ -297,23 +299,24 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
     seat = s.to_move.astype(np.int64)
 
+    resolve = np.zeros(n, dtype=bool)
     commit = np.flatnonzero(live & (s.phase == COMMIT))
-    card = actions[commit]
-    s.played[commit, seat[commit]] = card
-    s.hands[commit, seat[commit], card] -= 1
-    s.to_move[commit] += 1
+    if len(commit):
+        card, who = actions[commit], seat[commit]
+        s.played[commit, who] = card
+        s.hands[commit, who, card] -= 1
+        s.to_move[commit] += 1
+        resolve[commit] = s.to_move[commit] == p
 
     choose = np.flatnonzero(live & (s.phase == CHOOSE))
-    plant = actions[choose] - CHOOSE_BASE
-    taken = s.plants[choose, plant]
-    s.piles[choose, seat[choose], taken] += 1
-    s.plants[choose, plant] = s.played[choose, seat[choose]]
-    s.played[choose, seat[choose]] = NO_CARD
+    if len(choose):
+        plant, who = actions[choose] - CHOOSE_BASE, seat[choose]
+        s.piles[choose, who, s.plants[choose, plant]] += 1
+        s.plants[choose, plant] = s.played[choose, who]
+        s.played[choose, who] = NO_CARD
+        resolve[choose] = True
 
     s.step_count[live] += 1
-    resolve = np.zeros(n, dtype=bool)
-    resolve[commit] = s.to_move[commit] == p
-    resolve[choose] = True
     rewards = np.zeros((n, p), dtype=np.float32)
     if resolve.any():
         _resolve(s, resolve, rewards)
@@ -326,6 +329,8 @@ def _resolve(s: State, pending: np.ndarray, rewards: np.ndarray) -> None:
     # 1 ladders, 2 wildcards: a lone one chooses a plant; several go to their players' piles.
     for card in (C.LADDER, C.WILDCARD):
         is_card = (s.played == card) & pending[:, None]
+        if not is_card.any():
+            continue
         count = is_card.sum(axis=1)
         several = is_card & (count >= 2)[:, None]
         g, seat = np.nonzero(several)
@@ -337,38 +342,46 @@ def _resolve(s: State, pending: np.ndarray, rewards: np.ndarray) -> None:
     # 3 fruits: each from its own plant, higher value first; no choices involved.
     _harvest_fruits(s, pending)
     # 4 baskets: highest value first, each chooses a plant.
-    basket_rank = np.where(s.played >= C.BASKET_BASE, s.played, NO_CARD)
-    has_basket = pending & (basket_rank > NO_CARD).any(axis=1)
-    s.to_move[has_basket] = np.argmax(basket_rank[has_basket], axis=1)
-    pending = pending & ~has_basket
+    baskets = s.played >= C.BASKET_BASE
+    if baskets.any():
+        has_basket = pending & baskets.any(axis=1)
+        s.to_move[has_basket] = np.argmax(np.where(baskets, s.played, NO_CARD)[has_basket], axis=1)
+        pending = pending & ~has_basket
     # trick over
-    s.phase[pending] = COMMIT
-    s.to_move[pending] = 0
-    set_over = pending & (s.hands[:, 0].sum(axis=1) == 0)
-    if set_over.any():
-        _end_set(s, np.flatnonzero(set_over), rewards)
+    done_trick = np.flatnonzero(pending)
+    s.phase[done_trick] = COMMIT
+    s.to_move[done_trick] = 0
+    set_over = done_trick[~s.hands[done_trick, 0].any(axis=1)]
+    if len(set_over):
+        _end_set(s, set_over, rewards)
+
+
+_SORT_OF = np.append(C.CARD_SORT, -1).astype(np.int64)  # index -1 (no card) -> -1
+_VALUE_OF = np.append(C.CARD_VALUE, 0).astype(np.int64)
 
 
 def _harvest_fruits(s: State, pending: np.ndarray) -> None:
-    sort = np.where(s.played >= 0, C.CARD_SORT[s.played], -1).astype(np.int64)  # (n, P)
-    value = C.CARD_VALUE[s.played].astype(np.int64)
+    """Every fruit harvests its own plant, higher values first: each takes what the next higher
+    card of its sort left there (or the plant's card), and the lowest card stays on the plant."""
+    sort = _SORT_OF[s.played]  # (n, P)
     is_fruit = pending[:, None] & (sort >= 0)
-    if not is_fruit.any():
+    games = np.flatnonzero(is_fruit.any(axis=1))
+    if len(games) == 0:
         return
+    played, sort, is_fruit = s.played[games], sort[games], is_fruit[games]
+    value = _VALUE_OF[played]
     # higher[g, i, j]: seat j played the same sort as seat i, with a higher value
-    same = is_fruit[:, :, None] & is_fruit[:, None, :] & (sort[:, :, None] == sort[:, None, :])
-    higher = same & (value[:, None, :] > value[:, :, None])
-    next_up = np.argmin(np.where(higher, value[:, None, :], 99), axis=2)  # (n, P)
-    has_higher = higher.any(axis=2)
-    rows = np.arange(s.batch_size)[:, None]
-    from_plant = s.plants[rows, np.maximum(sort, 0)]
-    received = np.where(has_higher, s.played[rows, next_up], from_plant)
+    higher = is_fruit[:, None, :] & (sort[:, :, None] == sort[:, None, :]) & (value[:, None, :] > value[:, :, None])
+    next_up = np.argmin(np.where(higher, value[:, None, :], 99), axis=2)  # (m, P)
+    rows = np.arange(len(games))[:, None]
+    received = np.where(higher.any(axis=2), played[rows, next_up], s.plants[games[:, None], np.maximum(sort, 0)])
     lowest = is_fruit & ~higher.any(axis=1)  # nobody of that sort played lower
     g, seat = np.nonzero(is_fruit)
-    s.piles[g, seat, received[g, seat]] += 1
+    s.piles[games[g], seat, received[g, seat]] += 1
     g, seat = np.nonzero(lowest)
-    s.plants[g, sort[g, seat]] = s.played[g, seat]
-    s.played[is_fruit] = NO_CARD
+    s.plants[games[g], sort[g, seat]] = played[g, seat]
+    played[is_fruit] = NO_CARD
+    s.played[games] = played
 
 
 def _end_set(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
@@ -417,6 +430,9 @@ def _relative(seat: np.ndarray, p: int) -> np.ndarray:
     return (seat[:, None] + np.arange(p)[None, :]) % p
 
 
+_EYE = np.eye(N_CARDS + 1, N_CARDS, dtype=np.float32)  # row 53 (NO_CARD via index -1) is all zeros
+
+
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, nothing more.
 
@@ -428,33 +444,25 @@ def observe(state: State, player) -> np.ndarray:
     n, p = state.batch_size, cfg.num_players
     seat = _seat_array(state, player)
     rows = np.arange(n)
-    order = _relative(seat, p)
+    order = (seat[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative position
     layout = observation_layout(cfg)
-    obs = np.zeros((n, layout["tricks_left"].stop), dtype=np.float32)
+    obs = np.empty((n, layout["tricks_left"].stop), dtype=np.float32)
     obs[:, layout["hand"]] = state.hands[rows, seat]
-    own = state.played[rows, seat].astype(np.int64)
-    has_own = own >= 0
-    obs[rows[has_own], layout["committed"].start + own[has_own]] = 1.0
-    plant_onehot = np.zeros((n, C.N_PLANTS, N_CARDS), dtype=np.float32)
-    plant_onehot[rows[:, None], np.arange(C.N_PLANTS)[None, :], state.plants] = 1.0
-    obs[:, layout["plants"]] = plant_onehot.reshape(n, -1)
+    own = state.played[rows, seat]
+    obs[:, layout["committed"]] = _EYE[own]  # -1 selects the all-zero row
+    obs[:, layout["plants"]] = _EYE[state.plants].reshape(n, -1)
     obs[:, layout["piles"]] = state.piles[rows[:, None], order].reshape(n, -1)
-    revealed = (state.phase == CHOOSE)[:, None] & (state.played >= 0)
-    rev = np.zeros((n, p, N_CARDS), dtype=np.float32)
-    g, rel = np.nonzero(revealed[rows[:, None], order])
-    rev[g, rel, state.played[g, order[g, rel]]] = 1.0
-    obs[:, layout["revealed"]] = rev.reshape(n, -1)
-    phase = np.minimum(state.phase, CHOOSE).astype(np.int64)
+    revealed = np.where(state.phase[:, None] == CHOOSE, state.played[rows[:, None], order], NO_CARD)
+    obs[:, layout["revealed"]] = _EYE[revealed].reshape(n, -1)
     live = ~state.done
-    obs[rows[live], layout["phase"].start + phase[live]] = 1.0
-    choosing = live & (state.phase == CHOOSE)
-    chooser_rel = (state.to_move.astype(np.int64) - seat) % p
-    obs[rows[choosing], layout["chooser"].start + chooser_rel[choosing]] = 1.0
-    current_set = np.minimum(state.set_index, C.SETS_PER_GAME - 1).astype(np.int64)
-    obs[rows, layout["set"].start + current_set] = 1.0
+    obs[:, layout["phase"]] = (state.phase[:, None] == np.array([COMMIT, CHOOSE])) & live[:, None]
+    chooser = (state.to_move[:, None] == order) & (live & (state.phase == CHOOSE))[:, None]
+    obs[:, layout["chooser"]] = chooser
+    current_set = np.minimum(state.set_index, C.SETS_PER_GAME - 1)
+    obs[:, layout["set"]] = current_set[:, None] == np.arange(C.SETS_PER_GAME)
     obs[:, layout["scores"]] = state.scores[rows[:, None], order] / 100.0
-    tricks = state.hands[rows, seat].sum(axis=1) + has_own
-    obs[:, layout["tricks_left"]] = (tricks / C.hand_size(p))[:, None]
+    tricks = obs[:, layout["hand"]].sum(axis=1) + (own >= 0)
+    obs[:, layout["tricks_left"].start] = tricks / C.hand_size(p)
     return obs
 
 

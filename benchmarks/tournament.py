@@ -1,0 +1,285 @@
+"""Round-robin tournaments between agents, played in batch, with pairwise results and ratings.
+
+    python -m benchmarks.tournament --game cherry_picking --agents random greedy ppo:runs/.../model.zip
+    python -m benchmarks.tournament --game fruit_picking --num-players 3 --agents random greedy --games 200
+
+Every seating is played (every ordered choice of agents for the seats, each agent at least once), the
+same fixed seed list for each seating, all games of the tournament stepped together through the
+batched rules. Results: a pairwise win/draw/loss matrix with 95% Wilson intervals (in a game, A beats
+B when A is among the winners and B is not), ratings (Bradley-Terry on the Elo scale for 2 players,
+OpenSkill Plackett-Luce for more), written as JSON, CSV, markdown and a heatmap to
+`benchmarks/results/tournament/<game>_<n>p_<timestamp>/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents import make_agent
+from agents.arena import play_games, wilson_interval
+from fruit_envs.core import rng as frng
+from fruit_envs.core.spec import get_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def seatings(num_agents: int, num_players: int) -> np.ndarray:
+    """Every ordered assignment of agents to seats in which each agent plays (distinct agents when
+    there are enough of them, repeats otherwise), `(S, num_players)`."""
+    if num_agents >= num_players:
+        rows = itertools.permutations(range(num_agents), num_players)
+    else:
+        rows = (t for t in itertools.product(range(num_agents), repeat=num_players) if len(set(t)) == num_agents)
+    return np.array(list(rows), dtype=np.int64)
+
+
+def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray) -> list[dict]:
+    """Results of every ordered pair of agents over the games where both played."""
+    k = len(names)
+    won = np.zeros((len(seating), k), dtype=bool)  # agent a won game g (in any of its seats)
+    plays = np.zeros((len(seating), k), dtype=bool)
+    for seat in range(seating.shape[1]):
+        plays[np.arange(len(seating)), seating[:, seat]] = True
+        won[np.arange(len(seating)), seating[:, seat]] |= winners[:, seat]
+    rows = []
+    for a, b in itertools.permutations(range(k), 2):
+        both = plays[:, a] & plays[:, b]
+        games = int(both.sum())
+        wins = int((both & won[:, a] & ~won[:, b]).sum())
+        losses = int((both & won[:, b] & ~won[:, a]).sum())
+        low, high = wilson_interval(wins, games)
+        rows.append(
+            {
+                "agent": names[a],
+                "opponent": names[b],
+                "games": games,
+                "wins": wins,
+                "draws": games - wins - losses,
+                "losses": losses,
+                "win_rate": wins / games if games else 0.0,
+                "win_rate_low": low,
+                "win_rate_high": high,
+            }
+        )
+    return rows
+
+
+def bradley_terry(names: list[str], pairs: list[dict], iterations: int = 200) -> dict[str, float]:
+    """Elo-scale Bradley-Terry ratings (draws count half a win each), mean 1500."""
+    k = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    w = np.zeros((k, k))
+    for row in pairs:
+        w[index[row["agent"]], index[row["opponent"]]] = row["wins"] + 0.5 * row["draws"] + 0.5  # +0.5 prior
+    games = w + w.T
+    strength = np.ones(k)
+    for _ in range(iterations):  # minorisation-maximisation (Hunter 2004)
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1) - np.diag(games) / (2 * strength)
+        strength = w.sum(axis=1) / np.maximum(denom, 1e-12)
+        strength /= np.exp(np.log(strength).mean())
+    elo = 400 * np.log10(strength)
+    return {name: float(1500 + elo[i] - elo.mean()) for i, name in enumerate(names)}
+
+
+def openskill_ratings(names: list[str], seating: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> dict:
+    """OpenSkill Plackett-Luce ratings; a game ranks its winners first, the rest by score."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    for g in range(len(seating)):
+        # rank 1 for winners, then by descending score (ties share a rank)
+        keys = [(-int(winners[g, s]), -float(scores[g, s])) for s in range(seating.shape[1])]
+        order = sorted(set(keys))
+        ranks = [order.index(key) + 1 for key in keys]
+        teams = [[ratings[names[seating[g, s]]]] for s in range(seating.shape[1])]
+        updated = model.rate(teams, ranks=ranks)
+        for s, team in enumerate(updated):
+            ratings[names[seating[g, s]]] = team[0]
+    return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in ratings.items()}
+
+
+def heatmap(names: list[str], pairs: list[dict], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    k = len(names)
+    matrix = np.full((k, k), np.nan)
+    for row in pairs:
+        matrix[names.index(row["agent"]), names.index(row["opponent"])] = row["win_rate"]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * k, 1.2 + 1.1 * k))
+    image = ax.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
+    ax.set_xticks(range(k), names, rotation=30, ha="right")
+    ax.set_yticks(range(k), names)
+    ax.set(xlabel="opponent", ylabel="agent", title=title)
+    for i, j in itertools.product(range(k), range(k)):
+        if not math.isnan(matrix[i, j]):
+            ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    fig.colorbar(image, ax=ax, label="win rate")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def markdown(summary: dict) -> str:
+    lines = [
+        f"{summary['game']} with {summary['num_players']} players: {summary['total_games']} games "
+        f"({summary['seatings']} seatings x {summary['games_per_seating']}), seed {summary['seed']}",
+        "",
+        "| agent | games | wins | win rate (95% CI) | rating |",
+        "|---|---|---|---|---|",
+    ]
+    for name, r in summary["agents"].items():
+        rating = summary["ratings"][name]
+        shown = f"{rating:.0f} (Elo)" if isinstance(rating, float) else f"{rating['ordinal']:.2f} (OpenSkill)"
+        lines.append(
+            f"| {name} | {r['games']} | {r['wins']} | {r['win_rate']:.3f} "
+            f"({r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}) | {shown} |"
+        )
+    lines += [
+        "",
+        "| agent \\ opponent | " + " | ".join(summary["agents"]) + " |",
+        "|---" * (len(summary["agents"]) + 1) + "|",
+    ]
+    for name in summary["agents"]:
+        cells = []
+        for other in summary["agents"]:
+            row = next((p for p in summary["pairwise"] if p["agent"] == name and p["opponent"] == other), None)
+            cells.append(
+                "-" if row is None else f"{row['wins']}/{row['draws']}/{row['losses']} ({row['win_rate']:.2f})"
+            )
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("\nCells: wins/draws/losses of the row agent against the column agent (win rate).")
+    return "\n".join(lines) + "\n"
+
+
+def run(
+    game: str,
+    agent_names: list[str],
+    num_players: int | None,
+    games_per_seating: int,
+    seed: int,
+    out: Path | None,
+    progress: bool = True,
+    options: dict | None = None,
+) -> dict:
+    spec = get_spec(game)
+    config = spec.make_config(num_players, **(options or {}))
+    if len(agent_names) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    pairs_of = [name.split("=", 1) if "=" in name.split(":", 1)[0] else (name, name) for name in agent_names]
+    agent_names, specs = [label for label, _ in pairs_of], [agent for _, agent in pairs_of]
+    if len(set(agent_names)) != len(agent_names):
+        raise ValueError(f"agent labels must be distinct, got {agent_names}")
+    agents = [make_agent(agent, spec, config) for agent in specs]  # bad names fail before any game
+    table = seatings(len(agents), config.num_players)
+    seating = np.repeat(table, games_per_seating, axis=0)
+    keys = np.tile(frng.keys_from_seed(seed, games_per_seating), len(table))
+    from tqdm import tqdm
+
+    chunk = max(1, 8192 // config.num_players)
+    scores, winners = [], []
+    start = time.time()
+    with tqdm(total=len(seating), unit="game", disable=not progress, file=sys.stderr, desc=f"{spec.id}") as bar:
+        for lo in range(0, len(seating), chunk):
+            result = play_games(
+                spec, config, agents, seating[lo : lo + chunk], seed=seed + lo, keys=keys[lo : lo + chunk]
+            )
+            scores.append(result.scores)
+            winners.append(result.winners)
+            bar.update(len(result.scores))
+    scores, winners = np.concatenate(scores), np.concatenate(winners)
+    pairs = pairwise(agent_names, seating, winners)
+    totals = {}
+    for a, name in enumerate(agent_names):
+        seat_rows, seat_cols = np.nonzero(seating == a)
+        games = len(np.unique(seat_rows))
+        wins = int(np.unique(seat_rows[winners[seat_rows, seat_cols]]).size)
+        low, high = wilson_interval(wins, games)
+        totals[name] = {
+            "games": games,
+            "wins": wins,
+            "win_rate": wins / games,
+            "win_rate_low": low,
+            "win_rate_high": high,
+            "mean_score": float(scores[seat_rows, seat_cols].mean()),
+        }
+    ratings = (
+        bradley_terry(agent_names, pairs)
+        if config.num_players == 2
+        else openskill_ratings(agent_names, seating, scores, winners)
+    )
+    summary = {
+        "game": spec.id,
+        "version": spec.version,
+        "num_players": config.num_players,
+        "config": config.to_dict(),
+        "agents": totals,
+        "pairwise": pairs,
+        "ratings": ratings,
+        "seatings": len(table),
+        "games_per_seating": games_per_seating,
+        "total_games": len(seating),
+        "seed": seed,
+        "seconds": round(time.time() - start, 2),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(summary, indent=2))
+        with (out / "pairwise.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, list(pairs[0]))
+            writer.writeheader()
+            writer.writerows(pairs)
+        (out / "summary.md").write_text(markdown(summary))
+        heatmap(agent_names, pairs, out / "heatmap.png", f"{spec.name}, {config.num_players} players")
+        summary["out"] = str(out)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", required=True, help="registered game id")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        help="random, greedy, ppo:PATH, optionally labelled LABEL=AGENT (at least two)",
+    )
+    parser.add_argument("--num-players", type=int, default=None, help="players per game (default: the game's default)")
+    parser.add_argument("--games", type=int, default=100, help="games per seating")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results folder (default: benchmarks/results/tournament/...)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        spec = get_spec(args.game)
+        players = args.num_players or spec.default_num_players
+        out = (
+            args.out
+            or ROOT / "benchmarks" / "results" / "tournament" / f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}"
+        )
+        summary = run(args.game, args.agents, args.num_players, args.games, args.seed, out, not args.no_progress)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(markdown(summary))
+    print(f"results in {summary['out']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

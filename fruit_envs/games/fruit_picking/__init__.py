@@ -1,0 +1,1 @@
+"""Fruit Picking: sow seeds round a farm of cards, water or buy market cards, complete a set."""

@@ -1,0 +1,199 @@
+"""The benchmark commands run on a tiny budget and write well-formed results."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+
+import pytest
+
+from benchmarks import throughput
+
+PEERS_INSTALLED = all(importlib.util.find_spec(m) for m in ("pyspiel", "rlcard", "pygame"))
+
+
+def test_throughput_writes_json_markdown_and_plot(tmp_path):
+    results = throughput.main(
+        [
+            "--games",
+            "cherry_picking",
+            "fruit_picking",
+            "--players",
+            "2",
+            "--sizes",
+            "1",
+            "1024",
+            "--seconds",
+            "0.05",
+            "--processes",
+            "2",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    data = json.loads((tmp_path / "throughput.json").read_text())
+    apis = {(r["game"], r["api"], r["batch"]) for r in data["results"]}
+    for game in ("cherry_picking", "fruit_picking"):
+        assert {(game, "aec", 1), (game, "gym", 1), (game, "batched", 1), (game, "batched", 1024)} <= apis
+        assert (game, "sharded", 1024) in apis
+    for r in data["results"]:
+        assert r["steps"] > 0 and r["steps_per_second"] > 0 and r["seconds"] > 0
+        if r["api"] == "batched":
+            assert r["state_bytes"] > 0 and r["games"] >= 0
+    sharded = [m for m in results if m.api == "sharded"]
+    assert all(m.processes == 2 for m in sharded)
+    table = (tmp_path / "throughput.md").read_text()
+    assert "| game | players | AEC | Gymnasium | N=1 | N=1024 | N=1024 x 2 processes |" in table
+    assert (tmp_path / "throughput.png").read_bytes()[:4] == b"\x89PNG"
+    assert data["date"] and "cores" in data["machine"]
+
+
+@pytest.mark.skipif(not PEERS_INSTALLED, reason="peers extra not installed")
+def test_throughput_measures_every_peer_in_the_same_run(tmp_path):
+    throughput.main(
+        [
+            "--games",
+            "cherry_picking",
+            "--players",
+            "2",
+            "--sizes",
+            "64",
+            "--seconds",
+            "0.05",
+            "--processes",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    data = json.loads((tmp_path / "throughput.json").read_text())
+    peers = {r["game"] for r in data["results"] if r["api"] == "peer"}
+    assert peers == {
+        "pettingzoo:connect_four_v3",
+        "pettingzoo:texas_holdem_v4",
+        "openspiel:mancala",
+        "openspiel:goofspiel",
+    }
+    assert data["notes"] == []
+
+
+def test_a_missing_peer_is_skipped_with_a_note_never_faked(tmp_path, monkeypatch):
+    def missing(seconds):
+        raise ImportError("No module named 'pyspiel'")
+
+    monkeypatch.setattr(throughput, "PEERS", [("openspiel:mancala", missing)])
+    throughput.main(
+        [
+            "--games",
+            "cherry_picking",
+            "--players",
+            "2",
+            "--sizes",
+            "1",
+            "--seconds",
+            "0.02",
+            "--processes",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    data = json.loads((tmp_path / "throughput.json").read_text())
+    assert not [r for r in data["results"] if r["api"] == "peer"]
+    assert data["notes"] == [
+        "openspiel:mancala skipped: No module named 'pyspiel' (install with pip install -e '.[peers]')"
+    ]
+    assert "openspiel:mancala skipped" in (tmp_path / "throughput.md").read_text()
+
+
+def test_unknown_game_fails_before_measuring(tmp_path):
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        throughput.main(["--games", "chess", "--out", str(tmp_path)])
+    assert not list(tmp_path.iterdir())
+
+
+def test_readme_table_is_replaced_between_markers(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- throughput:start -->\nold\n<!-- throughput:end -->\nrest\n")
+    throughput.update_readme("| new |\n", readme)
+    assert readme.read_text() == "intro\n<!-- throughput:start -->\n| new |\n<!-- throughput:end -->\nrest\n"
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+
+from benchmarks import tournament  # noqa: E402
+
+
+def test_seatings_cover_every_ordering():
+    assert tournament.seatings(3, 2).tolist() == [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]]
+    four_two = tournament.seatings(2, 4)
+    assert len(four_two) == 14 and all({0, 1} <= set(row) for row in four_two.tolist())
+
+
+@pytest.mark.parametrize("game, players", [("cherry_picking", 2), ("fruit_picking", 3)])
+def test_tournament_writes_results(game, players, tmp_path, capsys):
+    out = tmp_path / "t"
+    code = tournament.main(
+        [
+            "--game",
+            game,
+            "--num-players",
+            str(players),
+            "--agents",
+            "random",
+            "greedy",
+            "--games",
+            "12",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["total_games"] == data["seatings"] * 12 and set(data["agents"]) == {"random", "greedy"}
+    greedy_vs_random = next(p for p in data["pairwise"] if p["agent"] == "greedy" and p["opponent"] == "random")
+    random_vs_greedy = next(p for p in data["pairwise"] if p["agent"] == "random" and p["opponent"] == "greedy")
+    assert greedy_vs_random["wins"] == random_vs_greedy["losses"] and greedy_vs_random["games"] == data["total_games"]
+    assert greedy_vs_random["win_rate_low"] <= greedy_vs_random["win_rate"] <= greedy_vs_random["win_rate_high"]
+    ratings = data["ratings"]
+    if players == 2:
+        assert ratings["greedy"] > ratings["random"], "Bradley-Terry (Elo scale)"
+    else:
+        assert ratings["greedy"]["ordinal"] > ratings["random"]["ordinal"], "OpenSkill"
+    rows = list(csv.DictReader((out / "pairwise.csv").open()))
+    assert len(rows) == 2 and rows[0].keys() >= {"agent", "opponent", "wins", "draws", "losses", "win_rate_low"}
+    assert "| agent \\ opponent |" in (out / "summary.md").read_text()
+    assert (out / "heatmap.png").read_bytes()[:4] == b"\x89PNG"
+    assert "results in" in capsys.readouterr().out
+
+
+def test_tournament_is_reproducible(tmp_path):
+    a = tournament.run("cherry_picking", ["random", "greedy"], 2, 10, 3, None, progress=False)
+    b = tournament.run("cherry_picking", ["random", "greedy"], 2, 10, 3, None, progress=False)
+    assert a["pairwise"] == b["pairwise"]
+
+
+@pytest.mark.parametrize(
+    "agents, message",
+    [
+        (["random", "alphazero"], "unknown agent 'alphazero'"),
+        (["random", "ppo:/no/such/model.zip"], "no PPO model at"),
+        (["random"], "at least two agents"),
+        (["a=random", "a=greedy"], "distinct"),
+    ],
+)
+def test_bad_agents_fail_before_any_game(agents, message, tmp_path, capsys, monkeypatch):
+    played = []
+    monkeypatch.setattr(tournament, "play_games", lambda *a, **k: played.append(1))
+    code = tournament.main(
+        ["--game", "cherry_picking", "--agents", *agents, "--out", str(tmp_path / "t"), "--no-progress"]
+    )
+    assert code == 2 and message in capsys.readouterr().err
+    assert not played and not (tmp_path / "t").exists()
+
+
+def test_labelled_agents(tmp_path):
+    summary = tournament.run("cherry_picking", ["rnd=random", "grd=greedy"], 2, 6, 0, None, progress=False)
+    assert set(summary["agents"]) == {"rnd", "grd"}
