@@ -221,11 +221,9 @@ def set_values(card: np.ndarray, size: np.ndarray, bits: np.ndarray, family: boo
 
     `card` broadcasts against `size` and `bits` (same shape); returns int64 of that shape.
     """
-    size = np.asarray(size, dtype=np.int64)
-    bits = np.asarray(bits, dtype=np.int64)
-    legal = (C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)[bits]
-    value = C.CARD_VALUES[np.asarray(card, dtype=np.int64), np.minimum(size, C.LARGEST_SIZE)].astype(np.int64)
-    return np.where(size == 0, 0, np.where(legal, value, C.ILLEGAL_SET))
+    legal = (C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)[np.asarray(bits, dtype=np.intp)]
+    size = np.minimum(np.asarray(size, dtype=np.intp), C.LARGEST_SIZE)
+    return C.SET_VALUE[np.asarray(card, dtype=np.intp), size, legal.astype(np.intp)].astype(np.int64)
 
 
 def set_is_legal(bits: np.ndarray, family: bool = False) -> np.ndarray:
@@ -339,6 +337,22 @@ def face_up_counts(state: State) -> np.ndarray:
     return np.bincount(flat, minlength=n * (C.N_KINDS + 1)).reshape(n, C.N_KINDS + 1)[:, : C.N_KINDS]
 
 
+def _mask_rows() -> np.ndarray:
+    """`(37, 43)` bool: the legal actions by seat phase (0..3) x sets in the zone (0..8), then a row
+    for a seat that does not decide (all False). Phase take allows every take; `legal_mask` keeps
+    those of the fruit face up. Wait is never needed: every phase has a legal action."""
+    rows = np.zeros((4, S + 1, NUM_ACTIONS), dtype=bool)
+    sets = np.arange(S + 1)
+    rows[[FLIP, TAKE, OVER], :, FLIP_ACTION] = True  # a live round always has a face-down tile
+    rows[TAKE, :, TAKE_BASE:PLACE_BASE] = True
+    rows[PLACE, :, PLACE_BASE:NEW_SET] = np.arange(S)[None, :] < sets[:, None]
+    rows[PLACE, :, NEW_SET] = sets < S
+    return np.concatenate([rows.reshape(-1, NUM_ACTIONS), np.zeros((1, NUM_ACTIONS), dtype=bool)])
+
+
+MASK_ROWS = _mask_rows()
+
+
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 43)` bool: the legal actions of `player` (default: the seat to move) in each game.
 
@@ -349,19 +363,12 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     n = state.batch_size
     seat = _seat_array(state, player)
     rows = np.arange(n)
-    phase = state.seat_phase[rows, seat]
+    phase = state.seat_phase[rows, seat].astype(np.intp)
     deciding = ~state.done & (state.committed[rows, seat] == NO_ACTION)
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    # a live round always has a face-down tile: it ends when the third monkey turns up
-    mask[:, FLIP_ACTION] = flipping = deciding & (phase != PLACE)
-    taking = deciding & (phase == TAKE)
-    if taking.any():
-        mask[:, TAKE_BASE:PLACE_BASE] = taking[:, None] & (state.up_count[:, : C.N_FRUIT_TYPES] > 0)
-    placing = deciding & (phase == PLACE)
-    sets = state.num_sets[rows, seat]
-    mask[:, PLACE_BASE:NEW_SET] = placing[:, None] & (np.arange(S)[None, :] < sets[:, None])
-    mask[:, NEW_SET] = placing & (sets < S)
-    mask[:, WAIT] = deciding & ~flipping & ~placing  # a seat in 'place' always has a set to use
+    code = np.where(deciding, phase * (S + 1) + state.num_sets[rows, seat], len(MASK_ROWS) - 1)
+    mask = np.take(MASK_ROWS, code, axis=0)
+    if (deciding & (phase == TAKE)).any():
+        mask[:, TAKE_BASE:PLACE_BASE] &= state.up_count[:, : C.N_FRUIT_TYPES] > 0
     return mask
 
 
