@@ -150,6 +150,10 @@ for _c, (_values, (_colour, _shape), _bonus) in enumerate(CARDS):
     CARD_VALUES[_c, 1:] = _values
     CARD_BONUS_KIND[_c] = (COLOURS.index(_colour), SHAPES.index(_shape))
     CARD_BONUS[_c] = _bonus
+# SET_VALUE[card, min(size, 7), legal]: money of a set (0 for size 0, -10 when illegal)
+SET_VALUE = np.full((N_CARDS, LARGEST_SIZE + 1, 2), ILLEGAL_SET, dtype=np.int16)
+SET_VALUE[:, :, 1] = CARD_VALUES
+SET_VALUE[:, 0] = 0
 # IS_BONUS[card, kind]: the tile is that card's bonus fruit (colour and shape; any expression)
 IS_BONUS = (KIND_COLOUR[None, :] == CARD_BONUS_KIND[:, :1]) & (KIND_SHAPE[None, :] == CARD_BONUS_KIND[:, 1:])
 

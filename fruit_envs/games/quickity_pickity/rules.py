@@ -34,6 +34,7 @@ happen, fruit in hand goes back to the table unplaced, and the round is scored.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -220,11 +221,9 @@ def set_values(card: np.ndarray, size: np.ndarray, bits: np.ndarray, family: boo
 
     `card` broadcasts against `size` and `bits` (same shape); returns int64 of that shape.
     """
-    size = np.asarray(size, dtype=np.int64)
-    bits = np.asarray(bits, dtype=np.int64)
-    legal = (C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)[bits]
-    value = C.CARD_VALUES[np.asarray(card, dtype=np.int64), np.minimum(size, C.LARGEST_SIZE)].astype(np.int64)
-    return np.where(size == 0, 0, np.where(legal, value, C.ILLEGAL_SET))
+    legal = (C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)[np.asarray(bits, dtype=np.intp)]
+    size = np.minimum(np.asarray(size, dtype=np.intp), C.LARGEST_SIZE)
+    return C.SET_VALUE[np.asarray(card, dtype=np.intp), size, legal.astype(np.intp)].astype(np.int64)
 
 
 def set_is_legal(bits: np.ndarray, family: bool = False) -> np.ndarray:
@@ -338,6 +337,22 @@ def face_up_counts(state: State) -> np.ndarray:
     return np.bincount(flat, minlength=n * (C.N_KINDS + 1)).reshape(n, C.N_KINDS + 1)[:, : C.N_KINDS]
 
 
+def _mask_rows() -> np.ndarray:
+    """`(37, 43)` bool: the legal actions by seat phase (0..3) x sets in the zone (0..8), then a row
+    for a seat that does not decide (all False). Phase take allows every take; `legal_mask` keeps
+    those of the fruit face up. Wait is never needed: every phase has a legal action."""
+    rows = np.zeros((4, S + 1, NUM_ACTIONS), dtype=bool)
+    sets = np.arange(S + 1)
+    rows[[FLIP, TAKE, OVER], :, FLIP_ACTION] = True  # a live round always has a face-down tile
+    rows[TAKE, :, TAKE_BASE:PLACE_BASE] = True
+    rows[PLACE, :, PLACE_BASE:NEW_SET] = np.arange(S)[None, :] < sets[:, None]
+    rows[PLACE, :, NEW_SET] = sets < S
+    return np.concatenate([rows.reshape(-1, NUM_ACTIONS), np.zeros((1, NUM_ACTIONS), dtype=bool)])
+
+
+MASK_ROWS = _mask_rows()
+
+
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 43)` bool: the legal actions of `player` (default: the seat to move) in each game.
 
@@ -348,19 +363,12 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     n = state.batch_size
     seat = _seat_array(state, player)
     rows = np.arange(n)
-    phase = state.seat_phase[rows, seat]
+    phase = state.seat_phase[rows, seat].astype(np.intp)
     deciding = ~state.done & (state.committed[rows, seat] == NO_ACTION)
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    # a live round always has a face-down tile: it ends when the third monkey turns up
-    mask[:, FLIP_ACTION] = flipping = deciding & (phase != PLACE)
-    taking = deciding & (phase == TAKE)
-    if taking.any():
-        mask[:, TAKE_BASE:PLACE_BASE] = taking[:, None] & (state.up_count[:, : C.N_FRUIT_TYPES] > 0)
-    placing = deciding & (phase == PLACE)
-    sets = state.num_sets[rows, seat]
-    mask[:, PLACE_BASE:NEW_SET] = placing[:, None] & (np.arange(S)[None, :] < sets[:, None])
-    mask[:, NEW_SET] = placing & (sets < S)
-    mask[:, WAIT] = deciding & ~flipping & ~placing  # a seat in 'place' always has a set to use
+    code = np.where(deciding, phase * (S + 1) + state.num_sets[rows, seat], len(MASK_ROWS) - 1)
+    mask = np.take(MASK_ROWS, code, axis=0)
+    if (deciding & (phase == TAKE)).any():
+        mask[:, TAKE_BASE:PLACE_BASE] &= state.up_count[:, : C.N_FRUIT_TYPES] > 0
     return mask
 
 
@@ -612,14 +620,24 @@ def _feature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 SLOT_TABLE, HELD_TABLE, BIT_TABLE = _feature_tables()
-N_LOCATIONS = SET_BASE + MAX_PLAYERS * S  # location codes 0..46
-# SLOT_ROWS[(card * N_LOCATIONS + location) * N_KINDS + kind]: the slot's features, so one `np.take`
-# builds the whole slot block; the kind only shows where the location is face up
-_LOCATION_CODE = np.full((N_LOCATIONS, C.N_KINDS), GONE_CODE, dtype=np.int64)
-_LOCATION_CODE[FACE_DOWN] = FACE_DOWN_CODE
-_LOCATION_CODE[FACE_UP] = np.arange(C.N_KINDS)
-SLOT_ROWS = SLOT_TABLE[:, _LOCATION_CODE].reshape(-1, SLOT_FEATURES)
-BIT_PLANES = np.arange(C.N_BITS)
+SLOT_ROWS = SLOT_TABLE.reshape(-1, SLOT_FEATURES)  # row card * (N_KINDS + 2) + slot code
+HELD_ROWS = HELD_TABLE.reshape(-1, HELD_FEATURES)  # row card * (N_KINDS + 1) + kind in hand
+
+
+def _set_rows(family: bool) -> np.ndarray:
+    """`(1024, 16)` a set's features that follow from its attribute bits: bit planes and 'broken'."""
+    rows = np.zeros((1 << C.N_BITS, SET_FEATURES), dtype=np.float32)
+    rows[:, 2:12] = BIT_TABLE
+    rows[:, 13] = ~(C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)  # no set has bits 0, a legal code
+    return rows
+
+
+SET_ROWS = {False: _set_rows(False), True: _set_rows(True)}
+# value of a set +/- as observed, by (card * 8 + min(size, 7)) * 2 + legal (as `np.maximum(v, 0) * 0.1`)
+SET_VALUE_POS = (np.maximum(C.SET_VALUE, 0) * 0.1).astype(np.float32).reshape(-1)
+SET_VALUE_NEG = (np.maximum(-C.SET_VALUE, 0) * 0.1).astype(np.float32).reshape(-1)
+PHASE_ROWS = np.eye(4, 3, dtype=np.float32)  # seat phase one-hot; row 3 (game over) all zero
+MONKEY_ROWS = np.eye(C.MONKEYS_TO_STOP + 1, C.MONKEYS_TO_STOP, dtype=np.float32)  # row 3: none shown
 
 
 def _block(obs: np.ndarray, where: slice, shape: tuple[int, ...]) -> np.ndarray:
@@ -634,63 +652,84 @@ def _relative(seat: np.ndarray, p: int) -> np.ndarray:
     return (seat[:, None] + np.arange(p)[None, :]) % p
 
 
+def _from_seat(values: np.ndarray, seat: np.ndarray, p: int) -> np.ndarray:
+    """`values` `(n, P, ...)` with each row's seats listed from `seat` on; one `take` when every row
+    has the same observer (the common case: a batch in step), a gather otherwise."""
+    if len(seat) and (seat == seat[0]).all():
+        return np.take(values, (int(seat[0]) + np.arange(p)) % p, axis=1)
+    return values[np.arange(len(seat))[:, None], _relative(seat, p)]
+
+
+def _sum_sets(counts: np.ndarray) -> np.ndarray:
+    """`(n, P)` int64 totals over the 8 sets of `(n, P, 8)` int8 counts that add up to under 256: the
+    8 bytes of a set row read as one uint64 and multiplied by 0x0101...01 sum into its top byte."""
+    rows = np.ascontiguousarray(counts).view(np.uint64)[..., 0]
+    return ((rows * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+
+
+@cache
+def _layout(config: Config) -> dict[str, slice]:
+    return observation_layout(config)
+
+
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, nothing more.
 
     Every slot as face down / gone / the face-up tile; every seat's phase, tile in hand and sets
     (all in plain view on the table); money, fruit and cards won; the current card; monkeys up.
     Never the tile under a face-down slot, the pile's order, or any seat's choice of this tick.
+    Each block is a table lookup on small integer codes, written once into an uninitialised array.
     """
     cfg = state.config
     n, p, t = state.batch_size, cfg.num_players, state.location.shape[1]
     seat = _seat_array(state, player)
-    rows = np.arange(n)
-    order = _relative(seat, p)
-    rows_p = rows[:, None]
-    lay = observation_layout(cfg)
-    obs = np.zeros((n, lay["face_down"].stop), dtype=np.float32)
+    lay = _layout(cfg)
+    obs = np.empty((n, lay["face_down"].stop), dtype=np.float32)
     card = state.card.astype(np.intp)
     live = ~state.done
     loc = state.location
 
-    slot_rows = (card[:, None] * N_LOCATIONS + loc) * C.N_KINDS + state.layout
-    np.take(SLOT_ROWS, slot_rows, axis=0, out=_block(obs, lay["slots"], (t, SLOT_FEATURES)))
+    # slot code: the kind when face up, else FACE_DOWN_CODE (location 0) or GONE_CODE (locations 2+)
+    code = np.where(loc == FACE_UP, state.layout, np.minimum(loc, 1) + np.int8(FACE_DOWN_CODE)).astype(np.int16)
+    code += (state.card.astype(np.int16) * (C.N_KINDS + 2))[:, None]
+    _block(obs, lay["slots"], (t, SLOT_FEATURES))[:] = np.take(SLOT_ROWS, code, axis=0)
     obs[:, lay["face_up"]] = state.up_count[:, : C.N_FRUIT_TYPES]
 
-    phases = _block(obs, lay["phases"], (p, 3))
-    phases[rows_p, np.arange(p)[None, :], state.seat_phase[rows_p, order]] = live[:, None]
+    phase = np.where(live[:, None], _from_seat(state.seat_phase, seat, p), OVER).astype(np.intp)
+    _block(obs, lay["phases"], (p, 3))[:] = np.take(PHASE_ROWS, phase, axis=0)
 
-    held_slot = state.held[rows_p, order].astype(np.intp)
-    held_kind = np.where(held_slot >= 0, state.layout[rows_p, np.maximum(held_slot, 0)], NONE_KIND).astype(np.intp)
-    _block(obs, lay["held"], (p, HELD_FEATURES))[:] = HELD_TABLE[card[:, None], held_kind]
+    held_slot = _from_seat(state.held, seat, p).astype(np.intp)
+    held_kind = np.take_along_axis(state.layout, np.maximum(held_slot, 0), axis=1)
+    held_kind = np.where(held_slot >= 0, held_kind, NONE_KIND).astype(np.intp)
+    held_kind += (card * (C.N_KINDS + 1))[:, None]
+    _block(obs, lay["held"], (p, HELD_FEATURES))[:] = np.take(HELD_ROWS, held_kind, axis=0)
 
-    size = state.set_size[rows_p, order]  # (n, P, S)
-    bits = state.set_bits[rows_p, order].astype(np.intp)
-    bonus = state.set_bonus[rows_p, order]
-    values = set_values(card[:, None, None], size, bits, cfg.family)
-    exists = size > 0
+    size = _from_seat(state.set_size, seat, p)  # (n, P, S)
+    bits = _from_seat(state.set_bits, seat, p).astype(np.intp)
+    bonus = _from_seat(state.set_bonus, seat, p)
     sets = _block(obs, lay["sets"], (p, S, SET_FEATURES))
-    sets[..., 0] = exists
+    sets[:] = np.take(SET_ROWS[cfg.family], bits, axis=0)
+    sets[..., 0] = size > 0
     sets[..., 1] = size
-    np.take(BIT_TABLE, bits, axis=0, out=sets[..., 2:12])
     sets[..., 12] = bonus
-    sets[..., 13] = exists & ~set_is_legal(bits, cfg.family)
-    sets[..., 14] = np.maximum(values, 0) * 0.1
-    sets[..., 15] = np.maximum(-values, 0) * 0.1
+    value_at = (card[:, None, None] * (C.LARGEST_SIZE + 1) + np.minimum(size, C.LARGEST_SIZE)) * 2
+    value_at += (C.SET_LEGAL_FAMILY if cfg.family else C.SET_LEGAL)[bits]
+    sets[..., 14] = SET_VALUE_POS[value_at]
+    sets[..., 15] = SET_VALUE_NEG[value_at]
 
-    earned = values.sum(axis=2) + C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus.sum(axis=2, dtype=np.int64)
+    values = C.SET_VALUE.reshape(-1)[value_at].sum(axis=2, dtype=np.int64)
+    earned = values + C.CARD_BONUS[card].astype(np.int64)[:, None] * _sum_sets(bonus)
     players = _block(obs, lay["players"], (p, PLAYER_FEATURES))
-    players[:, :, 0] = state.num_sets[rows_p, order]
-    players[:, :, 1] = size.sum(axis=2)
+    players[:, :, 0] = _from_seat(state.num_sets, seat, p)
+    players[:, :, 1] = _sum_sets(size)
     players[:, :, 2] = np.maximum(earned, 0) * 0.1
     players[:, :, 3] = np.maximum(-earned, 0) * 0.1
-    players[:, :, 4] = state.cards_won[rows_p, order]
+    players[:, :, 4] = _from_seat(state.cards_won, seat, p)
 
-    obs[:, lay["card"]] = CARD_TABLE[card]
-    monkeys = state.up_count[:, C.MONKEY].astype(np.int64)
-    showing = live & (monkeys < C.MONKEYS_TO_STOP)
-    obs[rows[showing], lay["monkeys"].start + monkeys[showing]] = 1.0
-    obs[:, lay["face_down"].start] = (loc == FACE_DOWN).mean(axis=1)
+    obs[:, lay["card"]] = np.take(CARD_TABLE, card, axis=0)
+    monkeys = np.where(live, np.minimum(state.up_count[:, C.MONKEY], C.MONKEYS_TO_STOP), C.MONKEYS_TO_STOP)
+    obs[:, lay["monkeys"]] = np.take(MONKEY_ROWS, monkeys.astype(np.intp), axis=0)
+    obs[:, lay["face_down"].start] = (loc == FACE_DOWN).sum(axis=1, dtype=np.uint8) / t
     return obs
 
 
