@@ -86,6 +86,8 @@ class Args:
     """games per evaluation and opponent, seats rotated"""
     eval_seed: int = 12345
     """seed of the fixed evaluation games"""
+    record_eval: bool = False
+    """append every evaluation game to eval_games.jsonl in the run folder (python -m fruit_envs.replay)"""
     checkpoint_every: int = 500_000
     """timesteps between checkpoints (latest.zip is refreshed at each)"""
     runs_dir: Path = Path("runs")
@@ -511,7 +513,16 @@ def train(args: Args) -> dict:
         agent = PPOAgent(model, spec, config, deterministic=True)
         for name, opponent in baselines.items():
             start = time.time()
-            result = evaluate(spec, config, agent, opponent, args.eval_games, seed=args.eval_seed)
+            result = evaluate(
+                spec,
+                config,
+                agent,
+                opponent,
+                args.eval_games,
+                seed=args.eval_seed,
+                record_to=run_dir / "eval_games.jsonl" if args.record_eval else None,
+                record_meta={"timesteps": timesteps, "opponent": name},
+            )
             result.update(timesteps=timesteps, opponent=name, seconds=round(time.time() - start, 3))
             eval_log.append(result)
             latest_eval[name] = result
