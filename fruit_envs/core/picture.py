@@ -369,9 +369,7 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0, s
     images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    images[0].save(
-        path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=False, disposal=1
-    )
+    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True)
     return path
 
 

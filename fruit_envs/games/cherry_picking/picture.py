@@ -214,3 +214,22 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
             x, line = x0, line + 1
         c.chip((x, y + 98 + 23 * line), label, colour(kind))
         x += w + 6
+
+
+def text(v: dict) -> str:
+    """A view as text, one line per plant row, trick and seat (what `python -m fruit_envs.play` shows)."""
+    who = "full view" if v["view"] is None else f"view of {v['view']}"
+    lines = [
+        f"Cherry Picking - {v['players']} players - {_status(v)} - {who}",
+        "plants: " + " | ".join(f"{sort}: {card}" for sort, card in v["plants"].items()),
+        "this trick: " + " | ".join(f"{name}: {card or '-'}" for name, card in v["trick"].items()),
+    ]
+    for name, s in v["seats"].items():
+        hand = f"[{', '.join(s['hand'])}]" if s["hand"] is not None else f"{s['hand_size']} cards (hidden)"
+        sets = f" (sets {', '.join(map(str, s['set_scores']))})" if s["set_scores"] else ""
+        mark = "  <- you" if v["view"] == name else ""
+        pile = f"pile [{', '.join(s['pile'])}] worth {s['pile_points']}"
+        lines.append(f"{name}: total {s['score']}{sets}  hand {hand}  {pile}{mark}")
+    if v["done"]:
+        lines.append(f"winner: {', '.join(v['winners'])}")
+    return "\n".join(lines)

@@ -230,3 +230,38 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
         x += w + 4
     if s["sets"]:
         c.text((x0, y + ROW_H - 14), "set: " + ", ".join(s["sets"]), size=12, colour=P.HIGHLIGHT, anchor="lm")
+
+
+def text(v: dict) -> str:
+    """A view as text (what `python -m fruit_envs.play` shows)."""
+    who = "full view" if v["view"] is None else f"view of {v['view']}"
+    stack = v["stack"]
+    lines = [
+        f"Fruit Picking - {v['players']} players - {_status(v)} - {who}",
+        "farm: " + " > ".join(f"{k}:{card}" for k, card in enumerate(v["farm_order"])),
+        "market (stack side first): "
+        + " | ".join(
+            f"{slot['card']} ({slot['price']})" if slot["card"] != "empty" else "empty" for slot in v["market"]
+        )
+        + f"   stack: {stack['size']} cards",
+    ]
+    if "order" in stack:
+        lines.append("stack, top first: " + ", ".join(stack["order"]))
+    else:
+        lines.append("unseen cards: " + (", ".join(f"{name} x{n}" for name, n in stack["unseen"].items()) or "none"))
+        if stack["yours"]:
+            lines.append("you put at the bottom of the stack: " + ", ".join(stack["yours"]))
+    if v["target"] is not None:
+        lines.append(f"target: position {v['target']} ({v['farm_order'][v['target']]})")
+    if v["drawn"]:
+        lines.append(f"{v['to_move']} drew: " + ", ".join(v["drawn"]))
+    for name, s in v["seats"].items():
+        sets = f"  set: {', '.join(s['sets'])}" if s["sets"] else ""
+        mark = "  <- you" if v["view"] == name else ""
+        lines.append(
+            f"{name}: seeds {s['seeds']} storage {s['storage']:>2}  cards [{', '.join(s['cards'])}]"
+            f"  fruits {s['fruits']}{sets}{mark}"
+        )
+    if v["done"]:
+        lines.append(f"winner: {', '.join(v['winners'])}")
+    return "\n".join(lines)
