@@ -513,3 +513,31 @@ def render_frame(env, title: str, state, i: int, seat: int | None):
 def dumps(v: dict) -> str:
     """A view as canonical JSON (for comparing views in tests and logs)."""
     return json.dumps(v, sort_keys=True)
+
+
+def example_position(game: str | GameSpec, num_players: int | None = None, seed: int = 0, at: float = 0.4):
+    """A batch-of-1 state `at` (a fraction) of the way through a seeded random game, for examples."""
+    from fruit_envs.core import rng as frng
+
+    spec = get_spec(game)
+    rules = spec.rules
+    state = rules.init(spec.make_config(num_players), frng.keys_from_seed(seed, 1))
+    gen = np.random.default_rng(seed)
+    states = [state]
+    while not state.done[0]:
+        mask = rules.legal_mask(state)
+        state, _ = rules.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
+        states.append(state)
+    return states[int(at * (len(states) - 1))]
+
+
+def write_examples(folder: str | Path, num_players: int = 3, seed: int = 0) -> list[Path]:
+    """`<folder>/<game>.png` for every registered game: a mid-game position, full view (the README's)."""
+    from fruit_envs.core.spec import registered_games
+
+    written = []
+    for spec in registered_games():
+        players = num_players if num_players in spec.player_counts else spec.default_num_players
+        state = example_position(spec, players, seed)
+        written.append(save_png(picture(state, 0), Path(folder) / f"{spec.id}.png"))
+    return written

@@ -185,7 +185,7 @@ def paint(v: dict) -> np.ndarray:
         c.text(
             (16, height - 18),
             "plant the seeds of a card one by one clockwise; the last seed's card is the target: "
-            "water it, or buy its fruit from the market",
+            "water it, or buy its fruit; +u: umbrella card",
             size=12,
             colour=P.MUTED,
             anchor="lm",
