@@ -145,3 +145,11 @@ def test_picture_of_the_persons_view(tmp_path):
     argv = ["--game", "fruit_picking", "--seed", "1", "--seat", "0", "--no-record", "--picture", str(picture)]
     code, _ = run_play(argv, "q\n")
     assert code == 1 and picture.is_file() and picture.stat().st_size > 10_000
+
+
+def test_text_play_needs_no_pillow(monkeypatch):
+    """Views are plain data: the terminal game runs where Pillow is not installed."""
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    code, out = run_play(["--game", "cherry_picking", "--seed", "3", "--seat", "0", "--no-record"], "1\nq\n")
+    assert code == 1 and "view of player_0" in out and "you: play " in out
