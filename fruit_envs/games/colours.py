@@ -30,6 +30,19 @@ COLOURS: dict[str, Colour] = {
     "basket": (170, 116, 56),
     "seed": (110, 82, 50),
     "umbrella": (60, 110, 190),
+    # Quickity Pickity's fruit colours and its monkeys
+    "red": (200, 50, 50),
+    "yellow": (214, 176, 20),
+    "green": (70, 150, 60),
+    "purple": (120, 70, 160),
+    "monkey": (120, 84, 52),
+    # Juicy Fruits' other fruits and its ice cream carts
+    "lime": (120, 180, 40),
+    "pomegranate": (180, 40, 70),
+    "mangosteen": (110, 40, 90),
+    "blue": (60, 120, 200),
+    "pink": (226, 110, 160),
+    "ship": (70, 120, 170),
 }
 
 
