@@ -3,6 +3,7 @@
     python -m fruit_envs.play --game cherry_picking --opponents greedy
     python -m fruit_envs.play --game cherry_picking --opponents greedy,ppo:runs/<run>/model.zip --seat 2
     python -m fruit_envs.play --game fruit_picking --opponents random,greedy --option market_operation=True
+    python -m fruit_envs.play --game juicy_fruits_solo   # a one-player game: you play alone
 
 You see the table as your seat sees it (other hands, face-down cards and the order of the stack stay
 hidden) and the legal actions by name; answer with an action's number or its name (any unambiguous
@@ -241,7 +242,9 @@ class Session:
         self.say("game over")
         self.say(self.rules.render(self.state, 0))
         winners = outcome["winners"]
-        if self.seat in winners:
+        if self.config.num_players == 1:
+            verdict = f"final score {outcome['scores'][0]}"  # nobody to beat
+        elif self.seat in winners:
             verdict = "you win!" if len(winners) == 1 else "you share the win"
         else:
             verdict = "you lose; " + ", ".join(self.name(k) for k in winners) + " won"
@@ -285,7 +288,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     )
     parser.add_argument("--game", required=True, help="registered game id, e.g. cherry_picking")
     parser.add_argument(
-        "--opponents", default="greedy", help="comma-separated agents: random, greedy, ppo:PATH (default: greedy)"
+        "--opponents",
+        default=None,
+        help="comma-separated agents: random, greedy, ppo:PATH (default: greedy; none in a one-player game)",
     )
     parser.add_argument("--num-players", type=int, default=None, help="players (default: you + the opponents)")
     parser.add_argument("--seat", default=None, help="your seat number, or 'random' (default: asked)")
@@ -301,8 +306,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
 
     try:
         spec = get_spec(args.game)
-        opponents = [name.strip() for name in args.opponents.split(",") if name.strip()]
-        if not opponents:
+        alone = spec.player_counts == (1,)  # a one-player game: nobody to play against
+        opponents = [] if alone else [name.strip() for name in (args.opponents or "greedy").split(",") if name.strip()]
+        if not opponents and not alone:
             raise ValueError("--opponents needs at least one agent")
         num_players = args.num_players or len(opponents) + 1
         if len(opponents) == 1 and num_players > 2:
@@ -322,9 +328,14 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     rng = np.random.default_rng(seed)
     key = int(frng.keys_from_seed(seed, 1)[0])
-    print(f"{spec.name} - {num_players} players - you against {', '.join(opponents)} (seed {seed})", file=out)
+    against = f"you against {', '.join(opponents)}" if opponents else "you alone"
+    print(f"{spec.name} - {num_players} player{'s' * (num_players > 1)} - {against} (seed {seed})", file=out)
+    if alone and args.opponents is not None:
+        print("a one-player game: you play alone (--opponents ignored)", file=out)
     try:
-        if args.seat is None:
+        if args.seat is None and num_players == 1:
+            seat = 0
+        elif args.seat is None:
             seat = ask_seat(num_players, stdin, out, rng)
         elif args.seat == "random":
             seat = int(rng.integers(num_players))

@@ -63,8 +63,14 @@ def print_moves(replay: frecord.Replay, out: TextIO, board: bool = False, seat: 
     config = replay.final.config
     if board:
         print(fpicture.text(replay.states[0], 0, seat), file=out)
+    phases = getattr(rules, "PHASE_NAMES", None)
     for t, (action, who) in enumerate(zip(record.actions, replay.seats, strict=True)):
-        print(f"{t + 1:5d}  {record.label(who)}: {rules.action_to_string(config, action)}", file=out)
+        phase = getattr(replay.states[t], "phase", None)
+        # the phase says what a bare name means (a Juicy Fruits cell: the token moved, where to, a ship...)
+        name = rules.action_to_string(config, action)
+        when = phases[int(phase[0])] if phases is not None and phase is not None else ""
+        when = f"  ({when})" if when and when not in name else ""
+        print(f"{t + 1:5d}  {record.label(who)}: {name}{when}", file=out)
         if board:
             print(fpicture.text(replay.states[t + 1], 0, seat), file=out)
 

@@ -77,6 +77,7 @@ def play_some(env, steps: int = 12):
 @pytest.mark.parametrize("game, players", game_player_params())
 @pytest.mark.parametrize("seat", [None, 1])
 def test_aec_rgb_array_full_and_seat_view(game, players, seat):
+    seat = None if seat is None else min(seat, players - 1)  # a one-player game's only seat
     env = FruitAECEnv(game, num_players=players, render_mode="rgb_array", render_seat=seat)
     env.reset(seed=4)
     first = env.render()
@@ -222,11 +223,14 @@ def test_a_leaky_view_is_caught():
 def test_generic_picture_of_a_game_without_a_picture_module(game, monkeypatch):
     """A new game gets a text-on-image picture of its describe(); a seat sees only the public part."""
     monkeypatch.setattr(fpicture, "picture_module", lambda game: None)
-    state = random_states(game, 2, every=30)[1]
+    spec = get_spec(game)
+    players = 2 if 2 in spec.player_counts else spec.default_num_players
+    seat = players - 1
+    state = random_states(game, players, every=30)[1]
     check_picture(fpicture.picture(state, 0))
-    check_picture(fpicture.picture(state, 0, seat=1))
-    assert "hidden" not in fpicture.view(state, 0, seat=1) and "rng_key" not in fpicture.view(state, 0, seat=1)
-    assert_views_hide(game, 2, seat_view=fpicture.view)
+    check_picture(fpicture.picture(state, 0, seat=seat))
+    assert "hidden" not in fpicture.view(state, 0, seat=seat) and "rng_key" not in fpicture.view(state, 0, seat=seat)
+    assert_views_hide(game, players, seat_view=fpicture.view)
 
 
 # --- files ----------------------------------------------------------------------------------------

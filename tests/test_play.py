@@ -23,9 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("game", game_ids())
 def test_a_whole_game_through_standard_input(game, tmp_path):
-    """Bad seat, bad inputs, undo with nothing to undo, a decision, its undo, then play to the end."""
+    """Bad seat, bad inputs, undo with nothing to undo, a decision, its undo, then play to the end.
+
+    A one-player game asks no seat (there is one) and has no opponents: --opponents is ignored."""
+    alone = get_spec(game).player_counts == (1,)
+    seat = 0 if alone else 1
     record = tmp_path / "plays.jsonl"
-    typed = "x\n1\nfoo\n999\nu\n1\nu\n" + "1\n" * 4000
+    typed = ("" if alone else "x\n1\n") + "foo\n999\nu\n1\nu\n" + "1\n" * 4000
     proc = subprocess.run(
         [sys.executable, "-m", "fruit_envs.play", "--game", game, "--opponents", "greedy", "--seed", "7"]
         + ["--record", str(record)],
@@ -38,8 +42,8 @@ def test_a_whole_game_through_standard_input(game, tmp_path):
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr + out[-2000:]
     for expected in (
-        "'x' is not a seat",
-        "you are player_1",
+        "you play alone (--opponents ignored)" if alone else "'x' is not a seat",
+        f"you are player_{seat}",
         "'foo' is not one of the actions listed",
         "there is no choice 999",
         "nothing to undo: you have not decided anything yet",
@@ -50,16 +54,18 @@ def test_a_whole_game_through_standard_input(game, tmp_path):
         assert expected in out, expected
     before_end = out.split("game over")[0]
     headers = [line for line in before_end.splitlines()[1:] if line.startswith(get_spec(game).name + " - ")]
-    assert headers and all(line.endswith("view of player_1") for line in headers), "only the person's view is shown"
+    assert headers and all(line.endswith(f"view of player_{seat}") for line in headers), "only the person's view"
     (saved,) = frecord.read_records(record)
-    assert saved.players[1] == "human" and saved.players[0] == "greedy"
-    assert saved.meta["human_seat"] == 1 and saved.meta["undos"] == 1 and saved.meta["source"] == "play"
+    assert saved.players[seat] == "human" and all(p == "greedy" for k, p in enumerate(saved.players) if k != seat)
+    assert saved.meta["human_seat"] == seat and saved.meta["undos"] == 1 and saved.meta["source"] == "play"
     replay = frecord.replay(saved)
     assert replay.outcome == saved.outcome and saved.outcome is not None
     scores = ", ".join(
-        f"{'you' if k == 1 else f'player_{k} (greedy)'} {s}" for k, s in enumerate(saved.outcome["scores"])
+        f"{'you' if k == seat else f'player_{k} (greedy)'} {s}" for k, s in enumerate(saved.outcome["scores"])
     )
     assert f"scores: {scores}" in out
+    if alone:
+        assert f"final score {saved.outcome['scores'][0]}" in out
 
 
 def run_play(argv: list[str], typed: str) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from conftest import game_ids, game_player_params
 
 import fruit_envs  # noqa: F401  (registers the games)
 from agents import make_agent
-from agents.arena import evaluate, play_games
+from agents.arena import evaluate, evaluate_alone, play_games
 from fruit_envs import replay as replay_cli
 from fruit_envs.core import record as frecord
 from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
@@ -51,7 +51,7 @@ def test_aec_records_replay_exactly(game, players, tmp_path):
         replay = replays_exactly(record)
         assert replay.outcome["length"] == len(record.actions)
     line = path.read_text().splitlines()[0]
-    assert len(line) < 200 + 6 * len(records[0].actions), "one compact line per game"
+    assert len(line) < 400 + 6 * len(records[0].actions), "one compact line per game"
     assert json.loads(line)["format_version"] == frecord.FORMAT_VERSION
 
 
@@ -81,7 +81,8 @@ def test_gymnasium_single_and_vector_records_replay_exactly(game, tmp_path):
         if term or trunc:
             episodes += 1
             _, info = env.reset()
-    envs = gymnasium.make_vec(spec.gym_id, num_envs=6, opponent="greedy", num_players=3, record=path)
+    players = 3 if 3 in spec.player_counts else spec.default_num_players  # a one-player game: alone
+    envs = gymnasium.make_vec(spec.gym_id, num_envs=6, opponent="greedy", num_players=players, record=path)
     _, info = envs.reset(seed=1)
     gen = np.random.default_rng(1)
     finished = 0
@@ -140,17 +141,21 @@ def test_a_game_from_a_set_up_position_replays():
 @pytest.mark.parametrize("game", game_ids())
 def test_arena_and_evaluation_records_replay_exactly(game, tmp_path):
     spec = get_spec(game)
-    config = spec.make_config(3)
+    alone = spec.player_counts == (1,)  # a one-player game: each agent alone, evaluated by its mean score
+    config = spec.make_config(1 if alone else 3)
     agents = [make_agent("random", spec, config), make_agent("greedy", spec, config)]
-    seating = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1]])
+    seating = np.array([[0], [1], [1], [0]]) if alone else np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1]])
     result = play_games(spec, config, agents, seating, seed=3, record_to=tmp_path / "arena.jsonl")
     records = frecord.read_records(tmp_path / "arena.jsonl")
-    assert len(records) == 4 and records[0].players == ["random", "greedy", "greedy"]
+    assert len(records) == 4 and records[0].players == (["random"] if alone else ["random", "greedy", "greedy"])
     for g, record in enumerate(records):
         replay = replays_exactly(record)
         assert replay.outcome["scores"] == result.scores[g].tolist()
     kept = []
-    evaluate(spec, config, agents[1], agents[0], num_games=6, seed=2, record_to=kept, record_meta={"timesteps": 10})
+    if alone:
+        evaluate_alone(spec, config, agents[1], num_games=6, seed=2, record_to=kept, record_meta={"timesteps": 10})
+    else:
+        evaluate(spec, config, agents[1], agents[0], num_games=6, seed=2, record_to=kept, record_meta={"timesteps": 10})
     assert len(kept) == 6 and kept[0].meta["source"] == "evaluation" and kept[0].meta["timesteps"] == 10
     for record in kept:
         replays_exactly(record)
