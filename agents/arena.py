@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import Config, GameSpec, get_spec
 
@@ -24,6 +26,7 @@ class MatchResult:
     lengths: np.ndarray  # (G,) decisions per game
     truncated: np.ndarray  # (G,) bool
     actions: list[np.ndarray] | None = None  # per decision, (G,) actions (-1 where a game was over)
+    records: list[frecord.GameRecord] | None = None  # one per game, when asked for with `record_to`
 
     def outcome(self, seat_of_interest: np.ndarray) -> np.ndarray:
         """+1 win, 0 draw (everyone tied), -1 loss for the given seat of each game."""
@@ -42,10 +45,15 @@ def play_games(
     seed: int = 0,
     record: bool = False,
     keys: np.ndarray | None = None,
+    record_to=None,
+    labels: list[str] | None = None,
+    record_meta: dict | None = None,
 ) -> MatchResult:
     """Play `len(seating)` games in one batch; `seating[g, k]` indexes the agent in seat k of game g.
 
     Each decision asks every agent once for all games where one of its seats is to move.
+    `record=True` keeps the actions; `record_to` (a JSON-lines path, a list or a callable) also
+    receives a `GameRecord` of every game, its seats labelled with `labels` (default: the agents' names).
     """
     spec = get_spec(game)
     rules = spec.rules
@@ -57,9 +65,10 @@ def play_games(
     if seating.min() < 0 or seating.max() >= len(agents):
         raise ValueError(f"seating refers to agents 0..{seating.max()}, but {len(agents)} agents were given")
     gen = np.random.default_rng(seed)
-    state = rules.init(config, frng.keys_from_seed(seed, num_games) if keys is None else keys)
+    keys = frng.keys_from_seed(seed, num_games) if keys is None else np.asarray(keys, dtype=np.uint64)
+    state = rules.init(config, keys)
     rows = np.arange(num_games)
-    log = [] if record else None
+    log = [] if record or record_to is not None else None
     for _ in range(spec.max_game_length(config) + 1):
         if state.done.all():
             break
@@ -81,21 +90,58 @@ def play_games(
         state, _ = rules.step(state, np.maximum(actions, 0))
     else:
         raise RuntimeError("games outlived the declared maximum length")
+    records = None
+    if record_to is not None:
+        names = labels if labels is not None else [frecord.agent_label(agent) for agent in agents]
+        records = game_records(
+            spec, config, keys, log, state, [[names[a] for a in row] for row in seating], record_meta
+        )
+        if isinstance(record_to, (str, Path)):
+            frecord.write_records(record_to, records)
+        else:
+            sink = frecord.make_sink(record_to)
+            for one in records:
+                sink(one)
     return MatchResult(
         scores=np.asarray(rules.final_scores(state)),
         winners=rules.winners(state),
         lengths=state.step_count.astype(np.int64),
         truncated=state.truncated.copy(),
         actions=log,
+        records=records,
     )
 
 
-def play_match(game, config: Config, seat_agents: list, num_games: int, seed: int = 0, record: bool = False):
+def game_records(spec, config, keys, log, state, players, meta=None, source: str = "arena"):
+    """One `GameRecord` per game from the batch's keys, its action log `(T,)` arrays (-1: no action)
+    and final state."""
+    meta = dict(meta or {})
+    source = meta.pop("source", source)
+    table = np.stack(log) if log else np.zeros((0, len(keys)), dtype=np.int64)
+    return [
+        frecord.record_from_states(
+            spec,
+            config,
+            table[table[:, g] >= 0, g].tolist(),
+            state,
+            g,
+            key=int(keys[g]),
+            players=players[g],
+            source=source,
+            meta=meta,
+        )
+        for g in range(len(keys))
+    ]
+
+
+def play_match(
+    game, config: Config, seat_agents: list, num_games: int, seed: int = 0, record: bool = False, record_to=None
+):
     """`num_games` games with `seat_agents[k]` always in seat k."""
     if len(seat_agents) != config.num_players:
         raise ValueError(f"{config.num_players} players need {config.num_players} seat agents, got {len(seat_agents)}")
     seating = np.tile(np.arange(config.num_players), (num_games, 1))
-    return play_games(game, config, list(seat_agents), seating, seed=seed, record=record)
+    return play_games(game, config, list(seat_agents), seating, seed=seed, record=record, record_to=record_to)
 
 
 def evaluate(
@@ -105,11 +151,14 @@ def evaluate(
     opponent,
     num_games: int,
     seed: int = 0,
+    record_to=None,
+    record_meta: dict | None = None,
 ) -> dict:
     """`agent` against `opponent` in every other seat, its seat rotating game by game; win rate with 95% Wilson CI.
 
     The games are a fixed list for a given seed, so evaluations at different times are comparable. A
     one-player game has no opponent: use `evaluate_alone` (mean score) instead.
+    `record_to` (a JSON-lines path, a list or a callable) receives a record of every game.
     """
     p = config.num_players
     if p == 1:
@@ -118,7 +167,8 @@ def evaluate(
     agent_seat = np.arange(num_games) % p
     seating = np.ones((num_games, p), dtype=np.int64)
     seating[np.arange(num_games), agent_seat] = 0
-    result = play_games(game, config, [agent, opponent], seating, seed=seed)
+    meta = {"source": "evaluation", **(record_meta or {})}
+    result = play_games(game, config, [agent, opponent], seating, seed=seed, record_to=record_to, record_meta=meta)
     outcomes = result.outcome(agent_seat)
     wins, draws = int((outcomes == 1).sum()), int((outcomes == 0).sum())
     low, high = wilson_interval(wins, num_games)
@@ -133,12 +183,23 @@ def evaluate(
     }
 
 
-def evaluate_alone(game: str | GameSpec, config: Config, agent, num_games: int, seed: int = 0) -> dict:
+def evaluate_alone(
+    game: str | GameSpec,
+    config: Config,
+    agent,
+    num_games: int,
+    seed: int = 0,
+    record_to=None,
+    record_meta: dict | None = None,
+) -> dict:
     """A one-player game's evaluation: `agent`'s mean final score over a fixed list of seeded games, with a
-    95% confidence interval of the mean (normal approximation). Win rates mean nothing with one seat."""
+    95% confidence interval of the mean (normal approximation). Win rates mean nothing with one seat.
+    `record_to` (a JSON-lines path, a list or a callable) receives a record of every game."""
     if config.num_players != 1:
         raise ValueError(f"evaluate_alone is for one-player games; this config has {config.num_players} players")
-    result = play_games(game, config, [agent], np.zeros((num_games, 1), dtype=np.int64), seed=seed)
+    meta = {"source": "evaluation", **(record_meta or {})}
+    seating = np.zeros((num_games, 1), dtype=np.int64)
+    result = play_games(game, config, [agent], seating, seed=seed, record_to=record_to, record_meta=meta)
     scores = result.scores[:, 0].astype(np.float64)
     half = 1.959964 * scores.std(ddof=1) / math.sqrt(num_games) if num_games > 1 else float("inf")
     return {

@@ -8,7 +8,8 @@ same fixed seed list for each seating, all games of the tournament stepped toget
 batched rules. Results: a pairwise win/draw/loss matrix with 95% Wilson intervals (in a game, A beats
 B when A is among the winners and B is not), ratings (Bradley-Terry on the Elo scale for 2 players,
 OpenSkill Plackett-Luce for more), written as JSON, CSV, markdown and a heatmap to
-`benchmarks/results/tournament/<game>_<n>p_<timestamp>/`.
+`benchmarks/results/tournament/<game>_<n>p_<timestamp>/`. `--record FILE` also appends every game to a
+JSON-lines file of game records (`python -m fruit_envs.replay FILE` replays them).
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ def run(
     out: Path | None,
     progress: bool = True,
     options: dict | None = None,
+    record: Path | None = None,
 ) -> dict:
     spec = get_spec(game)
     config = spec.make_config(num_players, **(options or {}))
@@ -196,7 +198,15 @@ def run(
     with tqdm(total=len(seating), unit="game", disable=not progress, file=sys.stderr, desc=f"{spec.id}") as bar:
         for lo in range(0, len(seating), chunk):
             result = play_games(
-                spec, config, agents, seating[lo : lo + chunk], seed=seed + lo, keys=keys[lo : lo + chunk]
+                spec,
+                config,
+                agents,
+                seating[lo : lo + chunk],
+                seed=seed + lo,
+                keys=keys[lo : lo + chunk],
+                record_to=record,
+                labels=agent_names,
+                record_meta={"source": "tournament"},
             )
             scores.append(result.scores)
             winners.append(result.winners)
@@ -247,6 +257,8 @@ def run(
         (out / "summary.md").write_text(markdown(summary))
         heatmap(agent_names, pairs, out / "heatmap.png", f"{spec.name}, {config.num_players} players")
         summary["out"] = str(out)
+    if record is not None:
+        summary["record"] = str(record)
     return summary
 
 
@@ -266,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=None, help="results folder (default: benchmarks/results/tournament/...)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="append every game to this JSON-lines file (replay: python -m fruit_envs.replay FILE)",
+    )
     args = parser.parse_args(argv)
     try:
         spec = get_spec(args.game)
@@ -274,12 +292,23 @@ def main(argv: list[str] | None = None) -> int:
             args.out
             or ROOT / "benchmarks" / "results" / "tournament" / f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}"
         )
-        summary = run(args.game, args.agents, args.num_players, args.games, args.seed, out, not args.no_progress)
+        summary = run(
+            args.game,
+            args.agents,
+            args.num_players,
+            args.games,
+            args.seed,
+            out,
+            not args.no_progress,
+            record=args.record,
+        )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(markdown(summary))
     print(f"results in {summary['out']}")
+    if "record" in summary:
+        print(f"games recorded in {summary['record']}")
     return 0
 
 

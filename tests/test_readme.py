@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import game_ids
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
@@ -27,3 +28,12 @@ def test_readme_has_snippets():
 def test_readme_snippet_runs(index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(SNIPPETS[index], f"README snippet {index}", "exec"), {"__name__": "__readme__"})
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_readme_shows_a_picture_of_every_game(game):
+    """A committed, small picture per game (python -m fruit_envs.pictures redraws them)."""
+    picture = README.parent / "docs" / "pictures" / f"{game}.png"
+    assert picture.is_file(), f"no {picture.relative_to(README.parent)}: run python -m fruit_envs.pictures"
+    assert picture.stat().st_size < 200_000, "README pictures stay small"
+    assert f"](docs/pictures/{game}.png)" in README.read_text(), f"the README does not show {game}.png"

@@ -62,6 +62,7 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
         "256",
         "--runs-dir",
         str(runs),
+        "--record-eval",
         *TINY,
     ]
     assert train_ppo.main(args) == 0
@@ -94,6 +95,15 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
         assert {r["opponent"] for r in evals} == {"random", "greedy"}
         for r in evals:
             assert float(r["win_rate_low"]) <= float(r["win_rate"]) <= float(r["win_rate_high"])
+    from fruit_envs.core import record as frecord
+
+    games = frecord.read_records(run / "eval_games.jsonl")  # --record-eval: every evaluation game, replayable
+    assert len(games) == sum(int(r["games"]) for r in evals)
+    who = "agent" if solo else "opponent"  # one-player games record each agent's games alone
+    assert {(g.meta["timesteps"], g.meta[who]) for g in games} == {(int(r["timesteps"]), r[who]) for r in evals}
+    assert all(len(g.players) == (1 if solo else get_spec(game).default_num_players) for g in games)
+    for record in games[:: max(1, len(games) // 8)]:
+        assert frecord.replay(record).outcome == record.outcome
 
     assert list(run.glob("events.out.tfevents.*"))
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

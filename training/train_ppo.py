@@ -93,6 +93,9 @@ class Args:
     """games per evaluation and opponent, seats rotated"""
     eval_seed: int = 12345
     """seed of the fixed evaluation games"""
+    record_eval: bool = False
+    """append every evaluation game to eval_games.jsonl in the run folder (python -m fruit_envs.replay);
+    one-player games: the baselines' games once, PPO's at every evaluation"""
     checkpoint_every: int = 500_000
     """timesteps between checkpoints (latest.zip is refreshed at each)"""
     runs_dir: Path = Path("runs")
@@ -550,13 +553,23 @@ def train(args: Args) -> dict:
         env.set_opponents(*league.opponents())
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
     latest_eval: dict[str, dict] = {}
+    record_games = run_dir / "eval_games.jsonl"  # --record-eval: every evaluation game
 
     def evaluate_baselines_alone() -> None:
         """One-player games: the baselines' mean scores on the evaluation games, logged once per run."""
         logged = {r["agent"] for r in eval_log.rows()}
         for name, baseline in baselines.items():
             start = time.time()
-            result = evaluate_alone(spec, config, baseline, args.eval_games, seed=args.eval_seed)
+            record = args.record_eval and name not in logged  # recorded once, like the row
+            result = evaluate_alone(
+                spec,
+                config,
+                baseline,
+                args.eval_games,
+                seed=args.eval_seed,
+                record_to=record_games if record else None,
+                record_meta={"timesteps": 0, "agent": name},
+            )
             result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3))
             if name not in logged:
                 eval_log.append(result)
@@ -571,7 +584,15 @@ def train(args: Args) -> dict:
             if "random" not in latest_eval:
                 evaluate_baselines_alone()
             start = time.time()
-            result = evaluate_alone(spec, config, agent, args.eval_games, seed=args.eval_seed)
+            result = evaluate_alone(
+                spec,
+                config,
+                agent,
+                args.eval_games,
+                seed=args.eval_seed,
+                record_to=record_games if args.record_eval else None,
+                record_meta={"timesteps": timesteps, "agent": "ppo"},
+            )
             result.update(timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3))
             eval_log.append(result)
             latest_eval["ppo"] = result
@@ -584,7 +605,16 @@ def train(args: Args) -> dict:
             return
         for name, opponent in baselines.items():
             start = time.time()
-            result = evaluate(spec, config, agent, opponent, args.eval_games, seed=args.eval_seed)
+            result = evaluate(
+                spec,
+                config,
+                agent,
+                opponent,
+                args.eval_games,
+                seed=args.eval_seed,
+                record_to=record_games if args.record_eval else None,
+                record_meta={"timesteps": timesteps, "opponent": name},
+            )
             result.update(timesteps=timesteps, opponent=name, seconds=round(time.time() - start, 3))
             eval_log.append(result)
             latest_eval[name] = result

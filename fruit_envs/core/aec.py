@@ -10,11 +10,13 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from fruit_envs.core import picture as fpicture
+from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.errors import IllegalActionError
 from fruit_envs.core.spec import GameSpec, get_spec
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def _observation_space(spec: GameSpec, config) -> gymnasium.spaces.Dict:
@@ -51,13 +53,35 @@ def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, player: str) -> i
 
 
 class _SingleGame:
-    """What the AEC and parallel envs share: one game's state, seeding, spaces and rendering."""
+    """What the AEC and parallel envs share: one game's state, seeding, spaces, rendering and recording.
 
-    def _setup(self, game, num_players, render_mode, options):
+    Rendering: `render_mode="ansi"` returns text, `"rgb_array"` an `(H, W, 3) uint8` picture (Pillow),
+    `"human"` shows the picture in a window when there is a display and prints the text otherwise.
+    `render_seat=None` shows the referee's full view; a seat number shows only what that seat may know.
+    Recording: `record=PATH` appends every finished game to a JSON-lines file (a list or a callable
+    receive `GameRecord`s instead); `game_record()` is the current game's record at any time.
+    """
+
+    def _setup(self, game, num_players, render_mode, options, render_seat=None, record=None):
         self.spec = get_spec(game)
         self.config = self.spec.make_config(num_players, **options)
         _check_render_mode(render_mode)
         self.render_mode = render_mode
+        if render_seat is not None and (
+            isinstance(render_seat, bool)
+            or not isinstance(render_seat, (int, np.integer))
+            or not 0 <= render_seat < self.config.num_players
+        ):
+            raise ValueError(
+                f"render_seat must be None (full view) or an int in 0..{self.config.num_players - 1}, "
+                f"got {render_seat!r}"
+            )
+        self.render_seat = render_seat
+        self._window = None
+        self._record_sink = frecord.make_sink(record)
+        self._record_start: dict = {}
+        self._record_actions: list[int] = []
+        self._record_written = False
         self.possible_agents = [f"player_{k}" for k in range(self.config.num_players)]
         self.agents = []
         self._obs_space = _observation_space(self.spec, self.config)
@@ -99,13 +123,53 @@ class _SingleGame:
             self._seed_rng = np.random.default_rng(seed)
         key = frng.keys_from_seed(int(self._seed_rng.integers(0, 2**63)), 1)
         self._set_state(self.rules.init(self.config, key))
+        self._begin_record({"key": int(key[0])})
 
     def load_state(self, state) -> None:
         """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`)."""
         if state.batch_size != 1 or state.GAME != self.spec.id or state.config != self.config:
             raise ValueError(f"expected a batch-of-1 {self.spec.id} state with config {self.config}")
         self._set_state(state.copy())
+        self._begin_record({"start": self.rules.describe(self._state, 0)})
         self._after_load()
+
+    # -- recording -------------------------------------------------------------------------------
+
+    def _begin_record(self, start: dict) -> None:
+        self._record_start = start
+        self._record_actions = []
+        self._record_written = False
+
+    def _applied(self, action: int) -> None:
+        """Called after every action the rules applied; writes the record when the game ends."""
+        self._record_actions.append(int(action))
+        if self._state.done[0]:
+            self._finish_record()
+
+    def _finish_record(self, illegal: dict | None = None) -> None:
+        if self._record_sink is not None and not self._record_written:
+            self._record_written = True
+            self._record_sink(self.game_record(illegal))
+
+    def _illegal_ended(self, seats: list[int], actions: list) -> None:
+        """The game ended by illegal actions (not applied): record it with the offenders losing."""
+        shown = [int(a) if isinstance(a, (int, np.integer)) and not isinstance(a, bool) else repr(a) for a in actions]
+        self._finish_record({"seats": [int(k) for k in seats], "actions": shown})
+
+    def game_record(self, illegal: dict | None = None) -> frecord.GameRecord | None:
+        """The current game as a `GameRecord` (outcome None while it is not over); None before reset."""
+        if self._state is None:
+            return None
+        return frecord.record_from_states(
+            self.spec,
+            self.config,
+            self._record_actions,
+            self._state,
+            key=self._record_start.get("key"),
+            start=self._record_start.get("start"),
+            source=type(self).__name__,
+            illegal=illegal,
+        )
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -121,26 +185,26 @@ class _SingleGame:
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
         if self._state is None:
             return None
-        text = self.rules.render(self._state, 0)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return fpicture.render_frame(self, self.spec.name, self._state, 0, self.render_seat)
 
     def close(self):
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 class FruitAECEnv(_SingleGame, AECEnv):
     """PettingZoo AEC env of one game; illegal actions raise `IllegalActionError` and change nothing."""
 
-    def __init__(self, game, num_players=None, render_mode=None, **options):
+    def __init__(self, game, num_players=None, render_mode=None, render_seat=None, record=None, **options):
         super().__init__()
-        self._setup(game, num_players, render_mode, options)
+        self._setup(game, num_players, render_mode, options, render_seat, record)
         self.metadata = {
             "name": self.spec.pettingzoo_name,
             "render_modes": list(RENDER_MODES),
@@ -182,6 +246,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         state, rewards = self.rules.step(self._state, np.array([a]))
         self._set_state(state)
+        self._applied(a)
         self.rewards = {name: float(rewards[0, k]) for k, name in enumerate(self.possible_agents)}
         if state.done[0]:
             trunc = bool(state.truncated[0])
@@ -199,10 +264,20 @@ def _phase(env) -> str:
     return "play" if names is None or phase is None else names[int(phase[0])]
 
 
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's wrapper, also telling the env that an illegal move ended the game (for its record)."""
+
+    def step(self, action):
+        agent, already = self.agent_selection, self._terminated
+        super().step(action)
+        if self._terminated and not already:
+            self.env.unwrapped._illegal_ended([self.possible_agents.index(agent)], [action])
+
+
 def make_aec_env(game, illegal_reward: float = -1.0, **kwargs):
     """`raw_env` wrapped like PettingZoo classic: an illegal move loses, ends the game, logs a warning."""
     env = FruitAECEnv(game, **kwargs)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = _TerminateIllegal(env, illegal_reward=illegal_reward)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
 
@@ -215,9 +290,18 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
     the offender gets `illegal_reward`, the others 0, the game ends and a warning is logged.
     """
 
-    def __init__(self, game, num_players=None, render_mode=None, illegal_reward: float = -1.0, **options):
+    def __init__(
+        self,
+        game,
+        num_players=None,
+        render_mode=None,
+        illegal_reward: float = -1.0,
+        render_seat=None,
+        record=None,
+        **options,
+    ):
         super().__init__()
-        self._setup(game, num_players, render_mode, options)
+        self._setup(game, num_players, render_mode, options, render_seat, record)
         if not self.spec.simultaneous or self.spec.wait_action is None:
             raise ValueError(f"{self.spec.name} has no simultaneous decisions; use the AEC env")
         self.illegal_reward = float(illegal_reward)
@@ -278,6 +362,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
             truncs = dict.fromkeys(self.agents, False)
             infos = {a: {"illegal_action": a in illegal} for a in self.agents}
             obs = self._observations()
+            self._illegal_ended([self.possible_agents.index(a) for a in illegal], [actions[a] for a in illegal])
             self.agents = []
             return obs, rewards, terms, truncs, infos
         acting = self.rules.acting(self._state)[0]
@@ -286,11 +371,13 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
             seat = int(state.to_move[0])
             if not acting[seat] or seat in applied:
                 break
-            state, r = self.rules.step(state, np.array([int(actions[self.possible_agents[seat]])]))
+            action = int(actions[self.possible_agents[seat]])
+            state, r = self.rules.step(state, np.array([action]))
+            self._set_state(state)
+            self._applied(action)
             applied.add(seat)
             for k, agent in enumerate(self.possible_agents):
                 rewards[agent] += float(r[0, k])
-        self._set_state(state)
         done, trunc = bool(state.done[0]), bool(state.truncated[0])
         terms = dict.fromkeys(self.agents, done and not trunc)
         truncs = dict.fromkeys(self.agents, trunc)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.errors import IllegalActionError
 from fruit_envs.core.spec import Config, GameSpec
@@ -64,6 +65,8 @@ class LearnerBatch:
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
         autoreset: bool = True,
+        record=None,
+        record_source: str = "vector env",
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -91,6 +94,28 @@ class LearnerBatch:
         self.pending_reward = np.zeros(n, dtype=np.float32)
         self.episode_return = np.zeros(n, dtype=np.float64)
         self.episode_length = np.zeros(n, dtype=np.int64)
+        self.recorder: frecord.BatchRecorder | None = None
+        self.set_record(record, record_source)
+
+    def set_record(self, record, source: str = "vector env") -> None:
+        """Record every game finished from now on: `record` is a JSON-lines path, a list, a callable
+        taking a `GameRecord`, or None to stop; games already started are recorded from their start."""
+        sink = frecord.make_sink(record)
+        if sink is None:
+            self.recorder = None
+            return
+        if self.recorder is not None:
+            self.recorder.sink, self.recorder.source = sink, source
+            return
+        self.recorder = frecord.BatchRecorder(self.spec, self.config, self.num_envs, sink, source)
+        if self.state is not None:  # games in progress: their first actions are unknown, they are not recorded
+            self.recorder.skip[:] = True
+
+    def _players(self, g: int) -> list[str]:
+        return [
+            "learner" if k == self.seats[g] else frecord.agent_label(self.opponents[self.opponent_of[g, k]])
+            for k in range(self.config.num_players)
+        ]
 
     # -- opponents -------------------------------------------------------------------------------
 
@@ -138,6 +163,8 @@ class LearnerBatch:
         self.opponent_of[games] = self._rng.choice(len(self.opponents), size=(len(games), p), p=self.opponent_weights)
         self.episode_return[games] = 0
         self.episode_length[games] = 0
+        if self.recorder is not None:
+            self.recorder.begin(games, keys, [self._players(g) for g in games])
 
     def observe(self) -> np.ndarray:
         return self.rules.observe(self.state, self.seats)
@@ -176,6 +203,8 @@ class LearnerBatch:
                         )
                     actions[sel] = chosen
             self.state, rewards = self.rules.step(self.state, actions, need)
+            if self.recorder is not None:
+                self.recorder.log(actions, need)
             gained += rewards[rows, self.seats]
         raise RuntimeError("opponents kept moving beyond the declared maximum game length")
 
@@ -208,6 +237,8 @@ class LearnerBatch:
         self.pending_reward[:] = 0
         safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
         self.state, rewards = self.rules.step(self.state, safe_actions, legal)
+        if self.recorder is not None:
+            self.recorder.log(safe_actions, legal)
         reward += rewards[rows, self.seats]
         reward += self._play_opponents()
         illegal = ~legal
@@ -232,6 +263,11 @@ class LearnerBatch:
             out["final_obs"] = self.rules.observe(self.state.take(games), self.seats[games])
             out["final_seats"] = self.seats[games].copy()
             out["final_outcome"] = self._outcome(games, illegal[games])
+            if self.recorder is not None:
+                offenders = {
+                    int(g): {"seats": [int(self.seats[g])], "actions": [int(actions[g])]} for g in games[illegal[games]]
+                }
+                self.recorder.finish(games, self.state, offenders)
             if self.autoreset:
                 self._start_games(games)
                 self.pending_reward += self._play_opponents()

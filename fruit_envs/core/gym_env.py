@@ -7,6 +7,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from fruit_envs.core import picture as fpicture
 from fruit_envs.core.engine import LearnerBatch, OpponentArg
 from fruit_envs.core.spec import get_spec
 
@@ -18,6 +19,21 @@ def _spaces(spec, config):
     return obs, gymnasium.spaces.Discrete(spec.num_actions)
 
 
+def _check_render(render_mode, modes, render_seat, num_players):
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+    if render_seat is None or render_seat == "learner":
+        return
+    if (
+        isinstance(render_seat, bool)
+        or not isinstance(render_seat, (int, np.integer))
+        or not 0 <= render_seat < (num_players)
+    ):
+        raise ValueError(
+            f"render_seat must be None (full view), 'learner' or an int in 0..{num_players - 1}, got {render_seat!r}"
+        )
+
+
 class FruitEnv(gymnasium.Env):
     """One game seen by one learner seat; the other seats are played by `opponent` inside `step`.
 
@@ -25,9 +41,12 @@ class FruitEnv(gymnasium.Env):
     these sampled per game and seat. `seat`: the learner's seat, or None for a random seat each game.
     `illegal_action="lose"` ends the game as a loss (`illegal_reward`); "raise" raises
     `IllegalActionError` and changes nothing. `action_masks()` serves sb3-contrib's MaskablePPO.
+    `render_mode`: "ansi" (text), "rgb_array" (picture), "human" (window, or text without a display),
+    of the full table (`render_seat=None`), the learner's view ("learner") or a seat's view (int).
+    `record=PATH` appends every finished game to a JSON-lines file (replay: `python -m fruit_envs.replay`).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -38,15 +57,26 @@ class FruitEnv(gymnasium.Env):
         render_mode: str | None = None,
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
+        render_seat: int | str | None = None,
+        record=None,
         **options,
     ):
         self.spec_ = get_spec(game)
         self.config = self.spec_.make_config(num_players, **options)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
+        _check_render(render_mode, self.metadata["render_modes"], render_seat, self.config.num_players)
+        self.render_mode, self.render_seat = render_mode, render_seat
+        self._window = None
         self._batch = LearnerBatch(
-            self.spec_, self.config, 1, opponent, seat, illegal_action, illegal_reward, autoreset=False
+            self.spec_,
+            self.config,
+            1,
+            opponent,
+            seat,
+            illegal_action,
+            illegal_reward,
+            autoreset=False,
+            record=record,
+            record_source="FruitEnv",
         )
         self.observation_space, self.action_space = _spaces(self.spec_, self.config)
 
@@ -89,15 +119,19 @@ class FruitEnv(gymnasium.Env):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
         if self.state is None:
             return None
-        text = self.spec_.rules.render(self.state, 0)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        seat = self.seat if self.render_seat == "learner" else self.render_seat
+        return fpicture.render_frame(self, self.spec_.name, self.state, 0, seat)
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 class FruitVectorEnv(VectorEnv):
@@ -106,9 +140,12 @@ class FruitVectorEnv(VectorEnv):
     Same-step autoreset: a finished game's last observation is in `infos["final_obs"]` (rows where
     `infos["_final_obs"]`), and the returned observation already belongs to the next game.
     `infos["action_mask"]` and `action_masks()` give the `(N, A)` masks of the returned observations.
+    `render()`: "ansi" gives the text of game 0; "rgb_array" a tuple with the picture of every game
+    (as Gymnasium's vector envs do), full view or `render_seat` ("learner" or a seat number).
+    `record=PATH` appends every finished game to a JSON-lines file.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -120,14 +157,25 @@ class FruitVectorEnv(VectorEnv):
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        render_seat: int | str | None = None,
+        record=None,
         **options,
     ):
         self.spec_ = get_spec(game)
         self.config = self.spec_.make_config(num_players, **options)
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        self._batch = LearnerBatch(self.spec_, self.config, num_envs, opponent, seat, illegal_action, illegal_reward)
+        _check_render(render_mode, self.metadata["render_modes"], render_seat, self.config.num_players)
+        self.render_mode, self.render_seat = render_mode, render_seat
+        self._batch = LearnerBatch(
+            self.spec_,
+            self.config,
+            num_envs,
+            opponent,
+            seat,
+            illegal_action,
+            illegal_reward,
+            record=record,
+            record_source="FruitVectorEnv",
+        )
         self.num_envs = self._batch.num_envs
         self.single_observation_space, self.single_action_space = _spaces(self.spec_, self.config)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -169,9 +217,14 @@ class FruitVectorEnv(VectorEnv):
         return self._masks
 
     def render(self):
-        if self.render_mode != "ansi" or self.state is None:
+        if self.render_mode is None or self.state is None:
             return None
-        return self.spec_.rules.render(self.state, 0)
+        seats = self._batch.seats if self.render_seat == "learner" else [self.render_seat] * self.num_envs
+        if self.render_mode == "ansi":
+            return fpicture.text(self.state, 0, None if seats[0] is None else int(seats[0]))
+        return tuple(
+            fpicture.picture(self.state, g, None if seats[g] is None else int(seats[g])) for g in range(self.num_envs)
+        )
 
 
 def vector_entry_point(num_envs: int = 1, **kwargs) -> FruitVectorEnv:

@@ -17,7 +17,8 @@ from fruit_envs.core.spec import get_spec
 
 
 class FruitSB3VecEnv(VecEnv):
-    """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos."""
+    """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos;
+    `record=PATH` appends every finished game to a JSON-lines file."""
 
     def __init__(
         self,
@@ -28,11 +29,22 @@ class FruitSB3VecEnv(VecEnv):
         seat: int | None = None,
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
+        record=None,
         **options,
     ):
         self.spec_ = get_spec(game)
         self.config = self.spec_.make_config(num_players, **options)
-        self.batch = LearnerBatch(self.spec_, self.config, num_envs, opponent, seat, illegal_action, illegal_reward)
+        self.batch = LearnerBatch(
+            self.spec_,
+            self.config,
+            num_envs,
+            opponent,
+            seat,
+            illegal_action,
+            illegal_reward,
+            record=record,
+            record_source="FruitSB3VecEnv",
+        )
         obs_space, act_space = _spaces(self.spec_, self.config)
         self.render_mode = None
         super().__init__(self.batch.num_envs, obs_space, act_space)

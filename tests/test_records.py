@@ -1,0 +1,268 @@
+"""Game records from every API replay exactly; other rules versions and altered records are refused."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import game_ids, game_player_params
+
+import fruit_envs  # noqa: F401  (registers the games)
+from agents import make_agent
+from agents.arena import evaluate, evaluate_alone, play_games
+from fruit_envs import replay as replay_cli
+from fruit_envs.core import record as frecord
+from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
+from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+from fruit_envs.core.spec import get_spec
+
+
+def random_aec_game(env, seed: int) -> None:
+    env.reset(seed=seed)
+    gen = np.random.default_rng(seed)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(gen.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def replays_exactly(record: frecord.GameRecord) -> frecord.Replay:
+    replay = frecord.replay(record)  # raises ReplayMismatch on any difference
+    assert record.outcome is not None and replay.outcome == record.outcome
+    return replay
+
+
+# --- recording from every API ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_aec_records_replay_exactly(game, players, tmp_path):
+    path = tmp_path / "games.jsonl"
+    env = FruitAECEnv(game, num_players=players, record=path)
+    for seed in range(3):
+        random_aec_game(env, seed)
+        assert env.game_record().outcome is not None
+    records = frecord.read_records(path)
+    assert len(records) == 3
+    for record in records:
+        assert record.game == game and record.rules_version == get_spec(game).version and record.key is not None
+        replay = replays_exactly(record)
+        assert replay.outcome["length"] == len(record.actions)
+    line = path.read_text().splitlines()[0]
+    assert len(line) < 400 + 6 * len(records[0].actions), "one compact line per game"
+    assert json.loads(line)["format_version"] == frecord.FORMAT_VERSION
+
+
+@pytest.mark.parametrize("game", [g for g in game_ids() if get_spec(g).simultaneous])
+def test_parallel_env_records_replay_exactly(game):
+    records = []
+    env = FruitParallelEnv(game, num_players=3, record=records)
+    gen = np.random.default_rng(0)
+    for seed in range(2):
+        obs, _ = env.reset(seed=seed)
+        while env.agents:
+            obs, *_ = env.step({a: int(gen.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})
+    assert len(records) == 2
+    for record in records:
+        replays_exactly(record)
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_gymnasium_single_and_vector_records_replay_exactly(game, tmp_path):
+    spec = get_spec(game)
+    path = tmp_path / "gym.jsonl"
+    env = gymnasium.make(spec.gym_id, opponent=["random", "greedy"], record=path)
+    _, info = env.reset(seed=0)
+    episodes = 0
+    while episodes < 2:
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        if term or trunc:
+            episodes += 1
+            _, info = env.reset()
+    players = 3 if 3 in spec.player_counts else spec.default_num_players  # a one-player game: alone
+    envs = gymnasium.make_vec(spec.gym_id, num_envs=6, opponent="greedy", num_players=players, record=path)
+    _, info = envs.reset(seed=1)
+    gen = np.random.default_rng(1)
+    finished = 0
+    for _ in range(400):
+        mask = info["action_mask"]
+        _, _, term, trunc, info = envs.step(np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
+        finished += int((term | trunc).sum())
+    assert finished >= 6
+    records = frecord.read_records(path)
+    assert len(records) == 2 + finished
+    for record in records:
+        replays_exactly(record)
+        assert record.players.count("learner") == 1 and record.meta["source"] in ("FruitEnv", "FruitVectorEnv")
+
+
+def test_sb3_vec_env_records_and_illegal_endings(tmp_path):
+    """An illegal learner action ends the game as a loss; the record says so and still replays."""
+    records = []
+    venv = FruitSB3VecEnv("cherry_picking", num_envs=4, opponent="random", record=records)
+    venv.seed(0)
+    venv.reset()
+    venv.step(np.full(4, 59))  # 'wait' is never legal for the learner
+    assert len(records) == 4
+    for record in records:
+        illegal = record.outcome["illegal"]
+        learner = record.players.index("learner")
+        assert illegal == {"seats": [learner], "actions": [59]} and learner not in record.outcome["winners"]
+        replays_exactly(record)
+
+
+def test_pettingzoo_classic_illegal_ending_is_recorded():
+    records = []
+    env = make_aec_env("cherry_picking", record=records)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))
+    assert len(records) == 1 and records[0].outcome["illegal"]["seats"] == [0]
+    replays_exactly(records[0])
+
+
+def test_a_game_from_a_set_up_position_replays():
+    env = FruitAECEnv("cherry_picking", num_players=3)
+    env.reset(seed=5)
+    for _ in range(7):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    records = []
+    other = FruitAECEnv("cherry_picking", num_players=3, record=records)
+    other.reset(seed=0)
+    other.load_state(env.state)
+    for _agent in other.agent_iter():
+        obs, _, term, trunc, _ = other.last()
+        other.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+    assert records[0].key is None and records[0].start["step_count"] == 7
+    replays_exactly(records[0])
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_arena_and_evaluation_records_replay_exactly(game, tmp_path):
+    spec = get_spec(game)
+    alone = spec.player_counts == (1,)  # a one-player game: each agent alone, evaluated by its mean score
+    config = spec.make_config(1 if alone else 3)
+    agents = [make_agent("random", spec, config), make_agent("greedy", spec, config)]
+    seating = np.array([[0], [1], [1], [0]]) if alone else np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1]])
+    result = play_games(spec, config, agents, seating, seed=3, record_to=tmp_path / "arena.jsonl")
+    records = frecord.read_records(tmp_path / "arena.jsonl")
+    assert len(records) == 4 and records[0].players == (["random"] if alone else ["random", "greedy", "greedy"])
+    for g, record in enumerate(records):
+        replay = replays_exactly(record)
+        assert replay.outcome["scores"] == result.scores[g].tolist()
+    kept = []
+    if alone:
+        evaluate_alone(spec, config, agents[1], num_games=6, seed=2, record_to=kept, record_meta={"timesteps": 10})
+    else:
+        evaluate(spec, config, agents[1], agents[0], num_games=6, seed=2, record_to=kept, record_meta={"timesteps": 10})
+    assert len(kept) == 6 and kept[0].meta["source"] == "evaluation" and kept[0].meta["timesteps"] == 10
+    for record in kept:
+        replays_exactly(record)
+
+
+def test_tournament_records_and_replay_cli_summary(tmp_path, capsys):
+    from benchmarks import tournament
+
+    path = tmp_path / "tournament.jsonl"
+    code = tournament.main(
+        ["--game", "cherry_picking", "--agents", "random", "greedy", "--games", "2", "--out", str(tmp_path / "t")]
+        + ["--no-progress", "--record", str(path)]
+    )
+    assert code == 0 and "games recorded in" in capsys.readouterr().out
+    assert replay_cli.main([str(path), "--summary"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and all(line.endswith("reproduced") for line in lines)
+
+
+# --- refusing what cannot be replayed -------------------------------------------------------------
+
+
+@pytest.fixture
+def one_record(tmp_path):
+    env = FruitAECEnv("cherry_picking", record=tmp_path / "one.jsonl")
+    random_aec_game(env, 0)
+    return tmp_path / "one.jsonl"
+
+
+def test_another_rules_version_is_refused(one_record, capsys):
+    d = json.loads(one_record.read_text())
+    d["rules_version"] = 7
+    one_record.write_text(json.dumps(d) + "\n")
+    record = frecord.read_records(one_record)[0]
+    message = r"made with Cherry Picking rules v7 \(cherry_picking_v7\), but this fruit_envs has v0"
+    with pytest.raises(frecord.RecordError, match=message):
+        frecord.replay(record)
+    assert replay_cli.main([str(one_record)]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(format_version=99), "record format version 99 is newer"),
+        (lambda d: d.pop("format"), "not a fruit_envs game record"),
+        (lambda d: d.update(game="chess"), "unknown game 'chess'"),
+        (lambda d: d.pop("actions"), "malformed record"),
+    ],
+)
+def test_unreadable_records_are_refused(one_record, change, message):
+    d = json.loads(one_record.read_text())
+    change(d)
+    one_record.write_text(json.dumps(d) + "\n")
+    with pytest.raises(frecord.RecordError, match=message):
+        frecord.check_version(frecord.read_records(one_record)[0])
+
+
+def test_altered_records_do_not_replay(one_record, capsys):
+    record = frecord.read_records(one_record)[0]
+    wrong_score = frecord.GameRecord.from_dict(record.to_dict())
+    wrong_score.outcome["scores"][0] += 1
+    with pytest.raises(frecord.ReplayMismatch, match="differs from the record in scores"):
+        frecord.replay(wrong_score)
+    swapped = frecord.GameRecord.from_dict(record.to_dict())
+    swapped.actions[0], swapped.actions[1] = swapped.actions[1], swapped.actions[0]
+    with pytest.raises(frecord.ReplayMismatch):
+        frecord.replay(swapped)
+    illegal = frecord.GameRecord.from_dict(record.to_dict())
+    illegal.actions[0] = 59  # wait
+    with pytest.raises(frecord.ReplayMismatch, match=r"action 1 \(59\) by player_0 is not legal here"):
+        frecord.replay(illegal)
+    frecord.write_records(one_record, [wrong_score])
+    assert replay_cli.main([str(one_record), "--summary"]) == 1
+    out = capsys.readouterr().out
+    assert "#0 cherry_picking" in out and "reproduced" in out and "#1 DIFFERS" in out
+
+
+# --- the replay command ---------------------------------------------------------------------------
+
+
+def test_replay_prints_every_move_by_name(one_record, capsys):
+    record = frecord.read_records(one_record)[0]
+    rules = get_spec("cherry_picking").rules
+    assert replay_cli.main([str(one_record)]) == 0
+    out = capsys.readouterr().out
+    config = get_spec("cherry_picking").make_config()
+    assert f"    1  player_0: {rules.action_to_string(config, record.actions[0])}" in out
+    assert f"{len(record.actions):5d}  player_" in out and "reproduced" in out
+    assert replay_cli.main([str(one_record), "--board", "--seat", "1"]) == 0
+    assert "view of player_1" in capsys.readouterr().out
+
+
+def test_replay_writes_gif_and_png(one_record, tmp_path, capsys):
+    pytest.importorskip("PIL")
+    from PIL import Image, ImageSequence
+
+    record = frecord.read_records(one_record)[0]
+    gif, png = tmp_path / "game.gif", tmp_path / "game.png"
+    args = [str(one_record), "--index", "0", "--gif", str(gif), "--every", "10", "--png", str(png), "--scale", "0.4"]
+    assert replay_cli.main(args + ["--seat", "0", "--frames", "6"]) == 0
+    with Image.open(gif) as image:
+        frames = sum(1 for _ in ImageSequence.Iterator(image))
+    assert frames == len(range(0, len(record.actions) + 1, 10)) + (len(record.actions) % 10 != 0)
+    with Image.open(png) as image:
+        assert image.width > 400 and image.height > 100
+    assert "wrote" in capsys.readouterr().out
+    frecord.write_records(one_record, [record])
+    assert replay_cli.main([str(one_record), "--gif", str(gif)]) == 2, "two games: --index is needed"
+    assert replay_cli.main([str(tmp_path / "missing.jsonl")]) == 2
