@@ -123,6 +123,7 @@ PROGRESS_COLUMNS = [
     "iteration",
     "time_elapsed",
     "fps",
+    "sample_fps",
     "sample_time",
     "learn_time",
     "episodes",
@@ -151,8 +152,6 @@ EVAL_COLUMNS = [
 ]
 # progress.csv column <- path in RLlib's result dict; TensorBoard group
 RESULT_KEYS = {
-    "sample_time": (("timers", "env_runner_sampling_timer"), "charts"),
-    "learn_time": (("timers", "learner_update_timer"), "charts"),
     "episodes": (("env_runners", "num_episodes"), "charts"),
     "ep_len_mean": (("env_runners", "episode_len_mean"), "charts"),
     "policy_loss": (("learners", POLICY_ID, "policy_loss"), "losses"),
@@ -293,6 +292,31 @@ def build_algorithm(spec, config, game_options: dict, args: Args):
     return algo_config.build_algo()
 
 
+class LearnerClock:
+    """Seconds spent in the learner update during each iteration.
+
+    RLlib reports its timers as slow moving averages; timing `learner_group.update` itself splits
+    every iteration exactly into learning and the rest (sampling, weight sync).
+    """
+
+    def __init__(self, learner_group):
+        self.seconds = 0.0
+        update = learner_group.update
+
+        def timed_update(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return update(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        learner_group.update = timed_update
+
+    def take(self) -> float:
+        seconds, self.seconds = self.seconds, 0.0
+        return seconds
+
+
 def save_checkpoint(algo, checkpoints: Path, timesteps: int) -> Path:
     """`checkpoints/step_{timesteps}/`, written under a temporary name; `checkpoints/latest` then points to it."""
     final = checkpoints / f"step_{timesteps:012d}"
@@ -390,6 +414,7 @@ def train(args: Args) -> dict:
             meta = json.loads((run_dir / "config.json").read_text())
 
         algo = build_algorithm(spec, config, game_options, args)
+        clock = LearnerClock(algo.learner_group)
         iteration, timesteps, resumed_from = 0, 0, None
         if resume_dir is not None:
             latest = (run_dir / "checkpoints" / "latest").resolve()
@@ -453,16 +478,21 @@ def train(args: Args) -> dict:
         with Interrupted() as interrupted:
             while timesteps < args.total_timesteps and interrupted.signal is None:
                 result = algo.train()
+                learn_time = clock.take()
                 iteration += 1
                 sampled = int(dig(result, ("env_runners", "num_env_steps_sampled")) or 0)
                 timesteps += sampled  # our own count: it survives --resume whatever RLlib restores
                 seconds = dig(result, ("time_this_iter_s",)) or float("nan")
+                illegal = dig(result, ("env_runners", "illegal_actions"))
                 row = {
                     "timesteps": timesteps,
                     "iteration": iteration,
                     "time_elapsed": round(elapsed_before + time.time() - started, 3),
                     "fps": round(sampled / seconds, 1) if seconds > 0 else None,
-                    "illegal_actions": int(dig(result, ("env_runners", "illegal_actions")) or 0),
+                    "sample_fps": round(sampled / (seconds - learn_time), 1) if seconds > learn_time else None,
+                    "sample_time": round(seconds - learn_time, 4),
+                    "learn_time": round(learn_time, 4),
+                    "illegal_actions": None if illegal is None else int(illegal),  # None: no game ended
                 }
                 for column, (path, _) in RESULT_KEYS.items():
                     row[column] = dig(result, path)
@@ -476,8 +506,9 @@ def train(args: Args) -> dict:
                 if args.progress:
                     shown = " ".join(f"{name} {r['win_rate']:.2f}" for name, r in latest_eval.items()) or "-"
                     print(
-                        f"iter {iteration:5d}  steps {timesteps:>10,}  {row['fps'] or 0:8.0f} steps/s  "
-                        f"illegal {row['illegal_actions']}  win vs {shown}",
+                        f"iter {iteration:5d}  steps {timesteps:>10,}  {row['fps'] or 0:7.0f} steps/s "
+                        f"(sampling {row['sample_fps'] or 0:.0f}, learning {learn_time:.1f} s)  "
+                        f"illegal {row['illegal_actions'] or 0}  win vs {shown}",
                         file=sys.stderr,
                     )
                 if timesteps >= next_eval:
