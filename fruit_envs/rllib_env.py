@@ -94,11 +94,19 @@ class FruitMultiAgentEnv(MultiAgentEnv):
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _observation(self, seat: int) -> dict[str, np.ndarray]:
+    def _observation(self, seat: int, mask: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        if mask is None:
+            mask = self.rules.legal_mask(self.state, seat)[0]
         return {
-            MASK_KEY: self.rules.legal_mask(self.state, seat)[0].astype(np.float32),
+            MASK_KEY: mask.astype(np.float32),
             OBS_KEY: self.rules.observe(self.state, seat)[0].astype(np.float32, copy=False),
         }
+
+    def _observe_mover(self) -> tuple[str, dict[str, np.ndarray]]:
+        """The seat to move and its observation; its mask is kept to check the action it sends."""
+        seat = int(self.state.to_move[0])
+        self._mover_mask = self.rules.legal_mask(self.state, seat)[0]
+        return self.possible_agents[seat], self._observation(seat, self._mover_mask)
 
     def _phase(self) -> str:
         names, phase = getattr(self.rules, "PHASE_NAMES", None), getattr(self.state, "phase", None)
@@ -115,23 +123,21 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         key = frng.keys_from_seed(int(self._seed_rng.integers(0, 2**63)), 1)
-        self.state = self.rules.init(self.config, key)
-        self.agents = self.possible_agents[:]
-        self.pending[:] = 0.0
-        self.illegal_actions = 0
-        mover = int(self.state.to_move[0])
-        return {self.possible_agents[mover]: self._observation(mover)}, {self.possible_agents[mover]: {}}
+        return self._start(self.rules.init(self.config, key))
 
     def load_state(self, state) -> tuple[dict, dict]:
         """Continue from a given batch-of-1 state (tests, hand-made positions); returns `reset`'s pair."""
         if state.batch_size != 1 or state.GAME != self.game_spec.id or state.config != self.config:
             raise ValueError(f"expected a batch-of-1 {self.game_spec.id} state with config {self.config}")
-        self.state = state.copy()
+        return self._start(state.copy())
+
+    def _start(self, state):
+        self.state = state
         self.agents = self.possible_agents[:]
         self.pending[:] = 0.0
         self.illegal_actions = 0
-        mover = int(self.state.to_move[0])
-        return {self.possible_agents[mover]: self._observation(mover)}, {self.possible_agents[mover]: {}}
+        name, observation = self._observe_mover()
+        return {name: observation}, {name: {}}
 
     def step(self, action_dict: dict[str, Any]):
         if self.state is None or self.state.done[0]:
@@ -141,12 +147,10 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         if set(action_dict) != {agent}:
             raise ValueError(f"expected an action for {agent!r} only (the seat to move), got {sorted(action_dict)}")
         action = action_dict[agent]
-        mask = self.rules.legal_mask(self.state, seat)[0]
-        try:
-            a = int(action)
-            legal = float(action) == a and 0 <= a < self.game_spec.num_actions and bool(mask[a])
-        except (TypeError, ValueError):
-            legal = False
+        mask = self._mover_mask
+        integer = np.ndim(action) == 0 and np.issubdtype(np.asarray(action).dtype, np.integer)
+        a = int(action) if integer else -1
+        legal = 0 <= a < self.game_spec.num_actions and bool(mask[a])
         if not legal:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
@@ -157,11 +161,10 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         self.pending += rewards[0]
         if self.state.done[0]:
             return self._end_of_game(truncated=bool(self.state.truncated[0]))
-        mover = int(self.state.to_move[0])
-        name = self.possible_agents[mover]
+        name, observation = self._observe_mover()
         return (
-            {name: self._observation(mover)},
-            self._deliver([mover]),
+            {name: observation},
+            self._deliver([int(self.state.to_move[0])]),
             {"__all__": False},
             {"__all__": False},
             {name: {}},

@@ -142,8 +142,13 @@ def test_illegal_actions_lose_and_are_counted_or_raise():
     assert all(
         np.array_equal(a, b) for a, b in zip(before.arrays().values(), strict.state.arrays().values(), strict=True)
     )
+    legal = int(np.flatnonzero(o["action_mask"])[0])
+    for not_an_action in (str(legal), float(legal), None):
+        with pytest.raises(IllegalActionError):
+            strict.step({agent: not_an_action})
     with pytest.raises(ValueError, match="only"):
         strict.step({"player_0": 0, "player_1": 0})
+    strict.step({agent: np.int64(legal)})
 
 
 def test_the_metrics_callback_reports_counted_illegal_actions():
