@@ -217,7 +217,14 @@ def start_ray(args: Args) -> dict:
 
     address = args.address or os.environ.get("RAY_ADDRESS") or None
     if address:
-        ray.init(address=address)
+        try:
+            ray.init(address=address)
+        except (ConnectionError, RuntimeError) as error:
+            raise UsageError(
+                f"could not join the Ray cluster at {address}: {error}\n"
+                "Is it started (`ray status`)? Clusters authenticate with a token: set RAY_AUTH_MODE=token "
+                "and give this machine the cluster's token (~/.ray/auth_token or RAY_AUTH_TOKEN); see the README."
+            ) from error
     else:
         # A local instance: room for every env runner even when they outnumber the cores.
         cpus = max(os.cpu_count() or 1, int(args.num_env_runners * args.num_cpus_per_env_runner + 0.999))
