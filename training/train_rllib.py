@@ -228,7 +228,8 @@ def start_ray(args: Args) -> dict:
     else:
         # A local instance: room for every env runner even when they outnumber the cores.
         cpus = max(os.cpu_count() or 1, int(args.num_env_runners * args.num_cpus_per_env_runner + 0.999))
-        ray.init(num_cpus=cpus, include_dashboard=False)
+        # address="local": a private instance even if `ray start` left a cluster running on this machine
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False)
     resources = ray.cluster_resources()
     return {
         "address": address or "local",
