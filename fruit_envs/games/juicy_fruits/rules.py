@@ -1,0 +1,990 @@
+"""Juicy Fruits (basic game) rules as pure, batched numpy functions (imports numpy and the core only).
+
+A turn is a short sequence of decisions of the player to move, one flat action space of 66:
+
+* `0..24`  a cell of the mover's island (`a1`..`e5`, row-major): the token to move, where it goes,
+           the ship to supply (its beach cell), or where a claimed token is placed (its anchor);
+* `25..44` claim the business token in row r, slot k (`25 + 4 r + k`);
+* `45`     pass: supply nothing and claim nothing (step 2), or stop producing ice cream;
+* `46..49` rotate a large venue by 0, 90, 180, 270 degrees clockwise;
+* `50..55` split k: take k fruits of the advanced collector's first type, the rest of the second;
+* `56..60` produce an ice cream marker from stack green 8, green 7, blue 6, blue 5, pink 4;
+* `61..65` produce a milkshake marker paying 2 bananas, limes, pomegranates, oranges, mangosteens.
+
+Phases: step 1 is `move_token` then `move_to` (then `harvest_split` for an advanced collector or
+`produce` for an ice cream cart); step 2 is `supply_or_claim` (then `rotate` for a large venue,
+`place`, and `claim_fruit` for an advanced collector). A decision that does not exist is skipped:
+step 1 when no token can move (forfeited), production when nothing more can be paid for or the
+cart's spaces are used up, rotation of a square venue. A decision with one legal option is asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fruit_envs.core import rng
+from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.state import BatchState
+from fruit_envs.games.juicy_fruits import components as C
+from fruit_envs.games.juicy_fruits import geometry as G
+
+# ----------------------------------------------------------------------------------------------
+# Island cell codes (int8): what stands on each of the 25 cells of each island.
+
+EMPTY, BLOCKED, SHIP = 0, 1, 2
+COLLECTOR = 3  # 3..7: the collector of fruit f is COLLECTOR + f
+TOKEN = COLLECTOR + C.N_FRUITS  # 8..31: business token t (large venues on every covered cell)
+N_CODES = TOKEN + C.N_TOKENS
+NO = -1  # no token / cell / rotation
+
+CODE_IS_MOBILE = np.zeros(N_CODES, dtype=bool)
+CODE_IS_MOBILE[COLLECTOR:TOKEN] = True
+CODE_IS_MOBILE[TOKEN:] = C.IS_MOBILE
+
+# ----------------------------------------------------------------------------------------------
+# Actions
+
+CELL = 0
+CLAIM = CELL + G.N_CELLS  # 25
+N_SLOTS = C.N_ROWS * C.ROW_SLOTS  # 20
+PASS = CLAIM + N_SLOTS  # 45
+ROTATE = PASS + 1  # 46
+SPLIT = ROTATE + G.MAX_ROTATIONS  # 50
+MAX_SPLIT = G.MAX_DISTANCE + 1  # a 4-space move of an advanced collector yields 5 fruits
+PRODUCE = SPLIT + MAX_SPLIT + 1  # 56
+MILKSHAKE = PRODUCE + C.N_ICE_CREAM_STACKS  # 61
+NUM_ACTIONS = MILKSHAKE + C.N_FRUITS  # 66
+
+# ----------------------------------------------------------------------------------------------
+# Phases
+
+MOVE_TOKEN, MOVE_TO, HARVEST_SPLIT, PRODUCE_PHASE, SUPPLY_OR_CLAIM, ROTATE_PHASE, PLACE, CLAIM_FRUIT, OVER = range(9)
+PHASE_NAMES = (
+    "move_token",
+    "move_to",
+    "harvest_split",
+    "produce",
+    "supply_or_claim",
+    "rotate",
+    "place",
+    "claim_fruit",
+    "over",
+)
+N_LIVE_PHASES = len(PHASE_NAMES) - 1
+
+# The kind of action each phase takes (a cheap guard in `step`; the mask says which of them are legal).
+PHASE_ACTIONS = np.zeros((len(PHASE_NAMES), NUM_ACTIONS), dtype=bool)
+for _ph in (MOVE_TOKEN, MOVE_TO, PLACE):
+    PHASE_ACTIONS[_ph, CELL:CLAIM] = True
+PHASE_ACTIONS[[HARVEST_SPLIT, CLAIM_FRUIT], SPLIT:PRODUCE] = True
+PHASE_ACTIONS[PRODUCE_PHASE, PRODUCE:NUM_ACTIONS] = PHASE_ACTIONS[PRODUCE_PHASE, PASS] = True
+PHASE_ACTIONS[SUPPLY_OR_CLAIM, CELL : PASS + 1] = True
+PHASE_ACTIONS[ROTATE_PHASE, ROTATE:SPLIT] = True
+MAX_DECISIONS_PER_TURN = 2 + G.MAX_DISTANCE + 3  # move token, to, produce x4, supply/claim, rotate, place
+
+# Score sources: every point is traced to one of them.
+SOURCES = ("ships", "claims", "venues", "markers", "stalls")
+SHIPS_PTS, CLAIMS_PTS, VENUES_PTS, MARKERS_PTS, STALLS_PTS = range(len(SOURCES))
+
+
+@dataclass(frozen=True)
+class JuicyFruitsConfig(Config):
+    """Options of Juicy Fruits (basic side of the score board)."""
+
+    ship_setup: str = option(
+        "bags",
+        ("bags", "mixed"),
+        "'bags': A-F from one bag (25 ships) and G-L from the other, as the rulebook's standard setup; "
+        "'mixed': the rulebook's more random setup, all 50 ships in one bag",
+    )
+    corners_playable: bool = option(
+        True,
+        (True, False),
+        "True: the four outer corners are ordinary free spaces (our reading); "
+        "False: they are unusable (the '3 x 3 inner grid' reading)",
+    )
+
+
+@dataclass
+class State(BatchState):
+    """Juicy Fruits batch: `n` games, `P` seats; cells row-major 0..24 (see `components`)."""
+
+    phase: np.ndarray  # (n,) int8: PHASE_NAMES index
+    round: np.ndarray  # (n,) int16: rounds completed (0 during the first round)
+    island: np.ndarray  # (n, P, 25) int8: cell codes (EMPTY, BLOCKED, SHIP, COLLECTOR + f, TOKEN + t)
+    ships: np.ndarray  # (n, P, 12) int8: ship id dealt at each beach position A G B H C I D J E K F L
+    ship_present: np.ndarray  # (n, P, 12) bool: that ship still waits (not supplied)
+    fruit: np.ndarray  # (n, P, 5) int16: reserves
+    fruit_gained: np.ndarray  # (n, P, 5) int16: fruit taken from the supply so far
+    board: np.ndarray  # (n, 5, 4) int8: business token waiting in each row and slot, -1 none
+    stacks: np.ndarray  # (n, 6) int8: markers left on green 8, green 7, blue 6, blue 5, pink 4, milkshake
+    markers: np.ndarray  # (n, P, 6) int8: markers produced by each player, per stack
+    milkshake_paid: np.ndarray  # (n, P, 5) int8: milkshakes each player paid with 2 of each fruit
+    claims: np.ndarray  # (n, P, 5) int8: business tokens claimed from each row
+    points: np.ndarray  # (n, P, 5) int16: score by source (SOURCES)
+    license_left: np.ndarray  # (n,) int8: steps of the license marker left to X
+    pending_cell: np.ndarray  # (n,) int8: cell of the token chosen to move (move_to) or just moved
+    pending_token: np.ndarray  # (n,) int8: business token being used or placed, -1 none
+    pending_amount: np.ndarray  # (n,) int8: fruits to split (harvest, claim fruit) or spaces left to produce
+    pending_rotation: np.ndarray  # (n,) int8: rotation chosen for the large venue being placed
+
+    GAME = "juicy_fruits"
+
+
+SPEC = GameSpec(
+    id="juicy_fruits",
+    name="Juicy Fruits",
+    env_name="JuicyFruits",
+    version=0,
+    player_counts=(2, 3, 4),
+    default_num_players=2,
+    config_cls=JuicyFruitsConfig,
+    num_actions=NUM_ACTIONS,
+    observation_dtype=np.dtype(np.float32),
+    chance=True,
+    hidden_information=False,  # everything is face up after setup; undrawn ships and tokens are deducible
+    simultaneous=False,
+    rules_module=__name__,
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation features: one row of island channels per cell code, ship features per ship id.
+
+CHANNELS = (
+    ("empty", 1),
+    ("blocked", 1),
+    ("ship", 1),
+    ("collector", C.N_FRUITS),  # by fruit
+    ("small_venue", 1),
+    ("large_venue", 1),
+    ("stall", 4),  # beach chairs, catering, info booth, lemonade
+    ("advanced_collector", C.N_FRUITS),  # two-hot: its two fruits
+    ("cart", len(C.COLOURS)),
+    ("catering_symbol", 1),
+    ("stars", 1),  # stars / 3
+)
+N_CHANNELS = sum(size for _, size in CHANNELS)  # 24
+
+
+def _code_features() -> np.ndarray:
+    start = {}
+    k = 0
+    for name, size in CHANNELS:
+        start[name] = k
+        k += size
+    table = np.zeros((N_CODES, N_CHANNELS), dtype=np.float32)
+    table[EMPTY, start["empty"]] = 1
+    table[BLOCKED, start["blocked"]] = 1
+    table[SHIP, start["ship"]] = 1
+    for f in range(C.N_FRUITS):
+        table[COLLECTOR + f, start["collector"] + f] = 1
+    for t in range(C.N_TOKENS):
+        row = table[TOKEN + t]
+        kind = C.TOKEN_KIND[t]
+        if kind == C.SMALL_VENUE:
+            row[start["small_venue"]] = 1
+        elif kind == C.PLACEHOLDER:
+            row[start["large_venue"]] = 1
+        elif kind == C.STALL:
+            row[start["stall"] + C.TOKEN_STALL[t]] = 1
+        elif kind == C.ADVANCED_COLLECTOR:
+            row[start["advanced_collector"] + C.TOKEN_FRUITS[t]] = 1
+        else:
+            row[start["cart"] + C.TOKEN_COLOUR[t]] = 1
+        row[start["catering_symbol"]] = float(C.TOKEN_CATERING[t])
+        row[start["stars"]] = C.TOKEN_STARS[t] / 3.0
+    return table
+
+
+CODE_FEATURES = _code_features()  # (32, 24)
+CODE_FEATURES_T = np.ascontiguousarray(CODE_FEATURES.T)  # (24, 32)
+SHIP_FEATURES = np.concatenate(
+    [np.ones((C.N_SHIP_TYPES, 1)), C.SHIP_COST / 3.0, C.SHIP_POINTS[:, None] / 4.0], axis=1
+).astype(np.float32)  # (50, 7): present, fruit counts / 3, points / 4
+N_SHIP_FEATURES = SHIP_FEATURES.shape[1]
+TOKEN_ONE_HOT = np.concatenate([np.eye(C.N_TOKENS), np.zeros((1, C.N_TOKENS))]).astype(np.float32)  # index -1: none
+
+
+# ----------------------------------------------------------------------------------------------
+# Declared facts
+
+
+def observation_layout(config: Config) -> dict[str, slice]:
+    """Named slices of a seat's observation; blocks over players list the observer first, then in turn order."""
+    p = config.num_players
+    sizes = [
+        ("phase", N_LIVE_PHASES),  # one-hot; all zero once the game is over
+        ("to_move", p),  # relative seat to move (one-hot)
+        ("seat", p),  # the observer's own seat in turn order (seat 0 starts; ties go to the later seat)
+        ("round", 1),  # rounds completed / round cap
+        ("license_left", 1),  # steps of the license marker left / steps at the start
+        ("final_round", 1),  # 1 once the license marker has reached X
+        ("stacks", C.N_STACKS),  # markers left / stack size
+        ("board", N_SLOTS * C.N_TOKENS),  # token in each row and slot (one-hot), rows 1..5, slots 1..4
+        ("pending_cell", G.N_CELLS),  # the token chosen to move / just moved (one-hot)
+        ("pending_token", C.N_TOKENS),  # the business token being used or placed (one-hot)
+        ("pending_amount", 1),  # fruits to split or spaces left to produce / 5
+        ("pending_rotation", G.MAX_ROTATIONS),  # rotation chosen for a large venue (one-hot)
+        ("fruit", p * C.N_FRUITS),  # reserves / 10
+        ("scores", p),  # score / 100
+        ("ships", p * C.N_SHIPS_PER_ISLAND * N_SHIP_FEATURES),  # per beach position A G B H ... L
+        ("islands", p * N_CHANNELS * G.N_CELLS),  # per player, channel-major planes of 25 cells
+    ]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def observation_shape(config: Config) -> tuple[int]:
+    return (observation_layout(config)["islands"].stop,)
+
+
+OBSERVATION_HIGH = 100.0  # one-hot bits, shares, reserves / 10 and scores / 100 (bounded by the round cap)
+
+
+def max_game_length(config: Config) -> int:
+    return C.ROUND_CAP * config.num_players * MAX_DECISIONS_PER_TURN
+
+
+def max_stall_points() -> int:
+    """Most points a player can get from stalls at the end (all three stalls, every beach cleared...)."""
+    chairs = C.STALL_POINTS_PER_BEACH * len(C.BEACHES)
+    catering = C.STALL_POINTS_PER_CATERING * int(C.TOKEN_CATERING.sum())
+    info = C.STALL_POINTS_PER_STAR * int(C.TOKEN_STARS.sum())
+    return chairs + catering + info
+
+
+def reward_bounds(config: Config) -> tuple[float, float]:
+    if config.reward == "terminal":
+        return (-1.0, 1.0)
+    one_decision = max(C.TOKEN_POINTS.max(), C.STACK_VALUE.max(), C.ROW_POINTS.max(), C.SHIP_POINTS.max())
+    return (0.0, float(one_decision + max_stall_points()))
+
+
+# ----------------------------------------------------------------------------------------------
+# Setup
+
+
+def start_island(config: Config) -> np.ndarray:
+    """`(25,)` int8 island before collectors and ships are placed (corners blocked if unplayable)."""
+    island = np.zeros(G.N_CELLS, dtype=np.int8)
+    if not config.corners_playable:
+        island[G.CORNER_CELLS] = BLOCKED
+    return island
+
+
+def init(config: Config, keys: np.ndarray) -> State:
+    """`len(keys)` games set up as the rulebook says, each from its own key."""
+    keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+    n, p = len(keys), config.num_players
+    keys, k_ponds = rng.split(keys)
+    keys, k_ships = rng.split(keys)
+    keys, k_bags = rng.split(keys)
+    keys, k_board = rng.split(keys)
+
+    island = np.broadcast_to(start_island(config), (n, p, G.N_CELLS)).copy()
+    # collectors: shuffled onto the five ponds of each island
+    ponds = np.argsort(rng.uniform(k_ponds, p * C.N_FRUITS).reshape(n, p, C.N_FRUITS), axis=2, kind="stable")
+    island[:, :, G.POND_CELLS] = (COLLECTOR + ponds).astype(np.int8)
+    island[:, :, G.BEACH_CELLS] = SHIP
+
+    ships = _deal_ships(config, n, k_ships, k_bags)
+
+    # business board: the leftmost `p` waiting spaces of each row from the 23 basic tokens
+    basic = np.array(C.BASIC_GAME_TOKENS, dtype=np.int8)
+    drawn = basic[rng.permutations(k_board, len(basic))[:, : C.N_ROWS * C.TOKENS_PER_ROW[p]]]
+    board = np.full((n, C.N_ROWS, C.ROW_SLOTS), NO, dtype=np.int8)
+    board[:, :, : C.TOKENS_PER_ROW[p]] = drawn.reshape(n, C.N_ROWS, C.TOKENS_PER_ROW[p])
+
+    state = State(
+        config=config,
+        keys=keys,
+        done=np.zeros(n, dtype=bool),
+        truncated=np.zeros(n, dtype=bool),
+        to_move=np.zeros(n, dtype=np.int8),
+        step_count=np.zeros(n, dtype=np.int32),
+        phase=np.zeros(n, dtype=np.int8),
+        round=np.zeros(n, dtype=np.int16),
+        island=island,
+        ships=ships,
+        ship_present=np.ones((n, p, C.N_SHIPS_PER_ISLAND), dtype=bool),
+        fruit=np.zeros((n, p, C.N_FRUITS), dtype=np.int16),
+        fruit_gained=np.zeros((n, p, C.N_FRUITS), dtype=np.int16),
+        board=board,
+        stacks=np.broadcast_to(C.STACK_SIZE, (n, C.N_STACKS)).copy(),
+        markers=np.zeros((n, p, C.N_STACKS), dtype=np.int8),
+        milkshake_paid=np.zeros((n, p, C.N_FRUITS), dtype=np.int8),
+        claims=np.zeros((n, p, C.N_ROWS), dtype=np.int8),
+        points=np.zeros((n, p, len(SOURCES)), dtype=np.int16),
+        license_left=np.full(n, C.LICENSE_STEPS[p], dtype=np.int8),
+        pending_cell=np.full(n, NO, dtype=np.int8),
+        pending_token=np.full(n, NO, dtype=np.int8),
+        pending_amount=np.zeros(n, dtype=np.int8),
+        pending_rotation=np.full(n, NO, dtype=np.int8),
+    )
+    _begin_turn(state, np.arange(n))
+    return state
+
+
+def _deal_ships(config: Config, n: int, k_ships: np.ndarray, k_bags: np.ndarray) -> np.ndarray:
+    """`(n, P, 12)` int8 ship ids at beach positions A G B H C I D J E K F L."""
+    p = config.num_players
+    per_bag = len(C.GREEN_BAG)
+    order = rng.uniform(k_ships, 2 * per_bag)  # (n, 50)
+    if config.ship_setup == "mixed":
+        drawn = np.argsort(order, axis=1, kind="stable")[:, : p * C.N_SHIPS_PER_ISLAND]
+        return drawn.reshape(n, p, C.N_SHIPS_PER_ISLAND).astype(np.int8)
+    half = C.N_SHIPS_PER_ISLAND // 2
+    green = np.argsort(order[:, :per_bag], axis=1, kind="stable")[:, : p * half].reshape(n, p, half)
+    orange = per_bag + np.argsort(order[:, per_bag:], axis=1, kind="stable")[:, : p * half].reshape(n, p, half)
+    green_first = rng.uniform(k_bags, p) < 0.5  # (n, P): which bag each player takes for A-F
+    first = np.where(green_first[:, :, None], green, orange)
+    second = np.where(green_first[:, :, None], orange, green)
+    ships = np.empty((n, p, C.N_SHIPS_PER_ISLAND), dtype=np.int8)
+    first_positions = np.array(C.FIRST_BAG_POSITIONS)
+    second_positions = np.setdiff1d(np.arange(C.N_SHIPS_PER_ISLAND), first_positions)
+    ships[:, :, first_positions] = first
+    ships[:, :, second_positions] = second
+    return ships
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers over the mover's island
+
+
+def _seat_array(state: State, player) -> np.ndarray:
+    n = state.batch_size
+    if player is None:
+        return state.to_move.astype(np.int64)
+    seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
+    if ((seat < 0) | (seat >= state.config.num_players)).any():
+        raise ValueError(f"player must be a seat in 0..{state.config.num_players - 1}, got {player!r}")
+    return seat
+
+
+def _movable(island: np.ndarray) -> np.ndarray:
+    """`(m, 25)` bool: cells holding a collector or mobile business token with a free neighbour."""
+    free = np.concatenate([island == EMPTY, np.zeros((len(island), 1), dtype=bool)], axis=1)
+    return CODE_IS_MOBILE[island] & free[:, G.NEIGHBOURS].any(axis=2)
+
+
+def _destinations(island: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """`(m, 25)` bool: cells reachable in a straight orthogonal line over free cells from `start (m,)`."""
+    m = len(island)
+    free = np.concatenate([island == EMPTY, np.zeros((m, 1), dtype=bool)], axis=1)
+    rays = G.RAYS[start]  # (m, 4, 4)
+    reach = np.logical_and.accumulate(free[np.arange(m)[:, None, None], rays], axis=2)
+    out = np.zeros((m, G.N_CELLS + 1), dtype=bool)
+    out[np.arange(m)[:, None, None], rays] = reach
+    return out[:, : G.N_CELLS]
+
+
+def _producible(fruit: np.ndarray, stacks: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """`(m, 10)` bool: ice cream stacks 0..4 of the cart's `colour` and milkshakes paid with fruit 0..4."""
+    ice = (
+        (C.STACK_COLOUR[None, : C.N_ICE_CREAM_STACKS] == colour[:, None])
+        & (stacks[:, : C.N_ICE_CREAM_STACKS] > 0)
+        & (fruit[:, None, :] >= C.STACK_COST[None, : C.N_ICE_CREAM_STACKS]).all(axis=2)
+    )
+    shake = (stacks[:, C.MILKSHAKE, None] > 0) & (fruit >= C.MILKSHAKE_FRUITS)
+    return np.concatenate([ice, shake], axis=1)
+
+
+def _shapes_fit(island: np.ndarray) -> np.ndarray:
+    """`(m, 5)` bool: whether each shape fits somewhere on the island."""
+    return G.shapes_fit(G.bits(island == EMPTY))
+
+
+# ----------------------------------------------------------------------------------------------
+# Masks
+
+
+def acting(state: State) -> np.ndarray:
+    """`(n, P)` bool: the seat to move in each live game (turn-based)."""
+    out = np.zeros((state.batch_size, state.config.num_players), dtype=bool)
+    live = np.flatnonzero(~state.done)
+    out[live, state.to_move[live]] = True
+    return out
+
+
+def legal_mask(state: State, player=None) -> np.ndarray:
+    """`(n, 66)` bool: legal actions of `player` (default: the seat to move); all False when it is not its turn."""
+    n = state.batch_size
+    seat = _seat_array(state, player)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    deciding = ~state.done & (seat == state.to_move)
+    if not deciding.any():
+        return mask
+    phase = state.phase
+    mover = state.to_move.astype(np.int64)
+
+    g = np.flatnonzero(deciding & (phase == MOVE_TOKEN))
+    if len(g):
+        mask[g, CELL:CLAIM] = _movable(state.island[g, mover[g]])
+
+    g = np.flatnonzero(deciding & (phase == MOVE_TO))
+    if len(g):
+        mask[g, CELL:CLAIM] = _destinations(state.island[g, mover[g]], state.pending_cell[g].astype(np.int64))
+
+    g = np.flatnonzero(deciding & ((phase == HARVEST_SPLIT) | (phase == CLAIM_FRUIT)))
+    if len(g):
+        mask[g, SPLIT:PRODUCE] = np.arange(MAX_SPLIT + 1)[None, :] <= state.pending_amount[g, None]
+
+    g = np.flatnonzero(deciding & (phase == PRODUCE_PHASE))
+    if len(g):
+        colour = C.TOKEN_COLOUR[state.pending_token[g]]
+        mask[g, PRODUCE:NUM_ACTIONS] = _producible(state.fruit[g, mover[g]], state.stacks[g], colour)
+        mask[g, PASS] = True
+
+    g = np.flatnonzero(deciding & (phase == SUPPLY_OR_CLAIM))
+    if len(g):
+        mask[g[:, None], CELL + G.BEACH_CELLS[None, :]] = _suppliable(state, g, mover[g])
+        mask[g, CLAIM:PASS] = _claimable(state, g, mover[g])
+        mask[g, PASS] = True
+
+    g = np.flatnonzero(deciding & (phase == ROTATE_PHASE))
+    if len(g):
+        free = G.bits(state.island[g, mover[g]] == EMPTY)
+        mask[g, ROTATE:SPLIT] = G.rotations_fit(free, C.TOKEN_SHAPE[state.pending_token[g]].astype(np.int64))
+
+    g = np.flatnonzero(deciding & (phase == PLACE))
+    if len(g):
+        free = G.bits(state.island[g, mover[g]] == EMPTY)
+        shape = C.TOKEN_SHAPE[state.pending_token[g]].astype(np.int64)
+        mask[g, CELL:CLAIM] = G.anchors_fit(free, shape, np.maximum(state.pending_rotation[g], 0).astype(np.int64))
+    return mask
+
+
+def _suppliable(state: State, g: np.ndarray, mover: np.ndarray) -> np.ndarray:
+    """`(m, 12)` bool: ships still waiting whose order the reserve covers."""
+    cost = C.SHIP_COST[state.ships[g, mover]]  # (m, 12, 5)
+    affordable = (state.fruit[g, mover][:, None, :] >= cost).all(axis=2)
+    return state.ship_present[g, mover] & affordable
+
+
+def _claimable(state: State, g: np.ndarray, mover: np.ndarray) -> np.ndarray:
+    """`(m, 20)` bool: waiting tokens whose row the reserve pays for and that fit on the island."""
+    tokens = state.board[g].reshape(len(g), N_SLOTS).astype(np.int64)  # (m, 20)
+    affordable = (state.fruit[g, mover][:, None, :] >= C.ROW_COST[None]).all(axis=2)  # (m, 5)
+    room = _shapes_fit(state.island[g, mover])  # (m, 5 shapes)
+    fits = np.take_along_axis(room, C.TOKEN_SHAPE[np.maximum(tokens, 0)].astype(np.int64), axis=1)
+    return (tokens >= 0) & np.repeat(affordable, C.ROW_SLOTS, axis=1) & fits
+
+
+# ----------------------------------------------------------------------------------------------
+# Step
+
+
+def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
+    """Apply one legal action per game; returns the new state and `(n, P)` rewards.
+
+    Adapters check the mask; here an action of the wrong kind for its phase (or out of range) is a
+    `ValueError` naming the phase and the legal actions, and within the right kind actions are trusted.
+    """
+    n, p = state.batch_size, state.config.num_players
+    actions = np.asarray(actions)
+    if actions.size != n or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"step needs {n} integer actions (one per game), got {actions.dtype} of shape {actions.shape}")
+    actions = actions.astype(np.int64).reshape(n)
+    live = ~state.done if active is None else ~state.done & np.asarray(active, dtype=bool).reshape(n)
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    fitting = live & in_range
+    fitting[fitting] = PHASE_ACTIONS[state.phase[fitting], actions[fitting]]
+    wrong = live & ~fitting
+    if wrong.any():
+        g = int(np.flatnonzero(wrong)[0])
+        a = int(actions[g])
+        what = action_to_string(state.config, a) if 0 <= a < NUM_ACTIONS else f"out of 0..{NUM_ACTIONS - 1}"
+        raise ValueError(
+            f"Juicy Fruits game {g}: action {a} ({what}) cannot be taken in phase {PHASE_NAMES[state.phase[g]]!r}; "
+            f"legal actions are {np.flatnonzero(legal_mask(state.take(g))[0]).tolist()}"
+        )
+    s = state.copy()
+    rewards = np.zeros((n, p), dtype=np.float32)
+    if not live.any():
+        return s, rewards
+    by_phase = [np.flatnonzero(live & (s.phase == ph)) for ph in range(N_LIVE_PHASES)]
+    s.step_count[live] += 1
+    handlers = (
+        _move_token,
+        _move_to,
+        _harvest_split,
+        _produce,
+        _supply_or_claim,
+        _rotate,
+        _place,
+        _claim_fruit,
+    )
+    ended = []
+    for ph, handler in enumerate(handlers):
+        g = by_phase[ph]
+        if len(g):
+            done_turn = handler(s, g, actions[g])
+            if done_turn is not None and len(done_turn):
+                ended.append(done_turn)
+    if ended:
+        _end_turn(s, np.concatenate(ended), rewards)
+    if s.config.reward == "score":
+        rewards += (s.points.sum(axis=2) - state.points.sum(axis=2)).astype(np.float32)
+    return s, rewards
+
+
+def _mover(s: State, g: np.ndarray) -> np.ndarray:
+    return s.to_move[g].astype(np.int64)
+
+
+def _license_step(s: State, g: np.ndarray) -> None:
+    """Move the license marker one step towards X (further movement is ignored)."""
+    s.license_left[g] = np.maximum(s.license_left[g] - 1, 0)
+
+
+def _move_token(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    s.pending_cell[g] = a - CELL
+    s.phase[g] = MOVE_TO
+
+
+def _move_to(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    p = _mover(s, g)
+    src = s.pending_cell[g].astype(np.int64)
+    dst = a - CELL
+    code = s.island[g, p, src]
+    distance = G.DISTANCE[src, dst].astype(np.int16)
+    s.island[g, p, dst] = code
+    s.island[g, p, src] = EMPTY
+    s.pending_cell[g] = dst
+    collector = code < TOKEN
+    c = collector
+    fruit = code[c].astype(np.int64) - COLLECTOR
+    s.fruit[g[c], p[c], fruit] += distance[c]
+    s.fruit_gained[g[c], p[c], fruit] += distance[c]
+    s.phase[g[c]] = SUPPLY_OR_CLAIM
+    token = np.where(collector, NO, code.astype(np.int64) - TOKEN)
+    adv = ~collector & (C.TOKEN_KIND[np.maximum(token, 0)] == C.ADVANCED_COLLECTOR)
+    s.pending_token[g[adv]] = token[adv]
+    s.pending_amount[g[adv]] = distance[adv] + 1  # one fruit per space, then one more
+    s.phase[g[adv]] = HARVEST_SPLIT
+    cart = ~collector & ~adv
+    s.pending_token[g[cart]] = token[cart]
+    s.pending_amount[g[cart]] = distance[cart]
+    s.phase[g[cart]] = PRODUCE_PHASE
+    _stop_production_if_nothing_left(s, g[cart])
+
+
+def _split(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    p = _mover(s, g)
+    k = (a - SPLIT).astype(np.int16)
+    pair = C.TOKEN_FRUITS[s.pending_token[g]].astype(np.int64)  # (m, 2)
+    rest = s.pending_amount[g].astype(np.int16) - k
+    for which, amount in ((0, k), (1, rest)):
+        s.fruit[g, p, pair[:, which]] += amount
+        s.fruit_gained[g, p, pair[:, which]] += amount
+    s.pending_amount[g] = 0
+
+
+def _harvest_split(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    _split(s, g, a)
+    s.pending_token[g] = NO
+    s.phase[g] = SUPPLY_OR_CLAIM
+
+
+def _claim_fruit(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    _split(s, g, a)
+    return g
+
+
+def _produce(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    stop = a == PASS
+    s.phase[g[stop]] = SUPPLY_OR_CLAIM
+    s.pending_amount[g[stop]] = 0
+    g, a = g[~stop], a[~stop]
+    if not len(g):
+        return
+    p = _mover(s, g)
+    shake = a >= MILKSHAKE
+    stack = np.where(shake, C.MILKSHAKE, a - PRODUCE)
+    cost = C.STACK_COST[stack].copy()  # (m, 5)
+    cost[np.flatnonzero(shake), a[shake] - MILKSHAKE] = C.MILKSHAKE_FRUITS
+    s.fruit[g, p] -= cost
+    s.milkshake_paid[g[shake], p[shake], a[shake] - MILKSHAKE] += 1
+    s.markers[g, p, stack] += 1
+    s.stacks[g, stack] -= 1
+    s.points[g, p, MARKERS_PTS] += C.STACK_VALUE[stack]
+    _license_step(s, g[s.stacks[g, stack] == 0])  # the last marker reveals a license icon
+    s.pending_amount[g] -= 1
+    _stop_production_if_nothing_left(s, g)
+
+
+def _stop_production_if_nothing_left(s: State, g: np.ndarray) -> None:
+    """Production ends when the cart's spaces are used up or no marker can be paid for."""
+    if not len(g):
+        return
+    p = _mover(s, g)
+    colour = C.TOKEN_COLOUR[s.pending_token[g]]
+    more = (s.pending_amount[g] > 0) & _producible(s.fruit[g, p], s.stacks[g], colour).any(axis=1)
+    done = g[~more]
+    s.phase[done] = SUPPLY_OR_CLAIM
+    s.pending_amount[done] = 0
+
+
+def _supply_or_claim(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    ended = [g[a == PASS]]
+    supply = a < CLAIM
+    if supply.any():
+        gs, p = g[supply], _mover(s, g[supply])
+        cell = a[supply] - CELL
+        pos = G.BEACH_OF_CELL[cell]
+        ship = s.ships[gs, p, pos]
+        s.fruit[gs, p] -= C.SHIP_COST[ship]
+        s.points[gs, p, SHIPS_PTS] += C.SHIP_POINTS[ship]
+        s.ship_present[gs, p, pos] = False
+        s.island[gs, p, cell] = EMPTY
+        ended.append(gs)
+    claim = (a >= CLAIM) & (a < PASS)
+    if claim.any():
+        gc, p = g[claim], _mover(s, g[claim])
+        row, slot = np.divmod(a[claim] - CLAIM, C.ROW_SLOTS)
+        token = s.board[gc, row, slot].astype(np.int64)
+        s.fruit[gc, p] -= C.ROW_COST[row]
+        s.points[gc, p, CLAIMS_PTS] += C.ROW_POINTS[row]
+        s.claims[gc, p, row] += 1
+        _license_step(s, gc)
+        s.board[gc, row, slot] = NO
+        s.pending_token[gc] = token
+        shape = C.TOKEN_SHAPE[token]
+        turns = G.N_ROTATIONS[shape] > 1
+        s.phase[gc] = np.where(turns, ROTATE_PHASE, PLACE)
+        s.pending_rotation[gc] = np.where(turns, NO, 0)
+    return np.concatenate(ended)
+
+
+def _rotate(s: State, g: np.ndarray, a: np.ndarray) -> None:
+    s.pending_rotation[g] = a - ROTATE
+    s.phase[g] = PLACE
+
+
+def _place(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    p = _mover(s, g)
+    token = s.pending_token[g].astype(np.int64)
+    cells = G.PLACEMENT_CELLS[C.TOKEN_SHAPE[token], s.pending_rotation[g], a - CELL]  # (m, 4)
+    used = cells >= 0
+    rows = np.broadcast_to(np.arange(len(g))[:, None], cells.shape)[used]
+    s.island[g[rows], p[rows], cells[used]] = (TOKEN + token[rows]).astype(np.int8)
+    s.points[g, p, VENUES_PTS] += np.where(C.IS_VENUE[token], C.TOKEN_POINTS[token], 0).astype(np.int16)
+    s.pending_rotation[g] = NO
+    adv = C.TOKEN_KIND[token] == C.ADVANCED_COLLECTOR
+    s.phase[g[adv]] = CLAIM_FRUIT  # "immediately gain 1 fruit of either type shown on it"
+    s.pending_amount[g[adv]] = 1
+    s.pending_cell[g[adv]] = a[adv] - CELL
+    return g[~adv]
+
+
+def _end_turn(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
+    """Pass the turn to the left; after the last seat, a round ends (and perhaps the game)."""
+    p = s.config.num_players
+    s.to_move[g] = (s.to_move[g] + 1) % p
+    wrapped = g[s.to_move[g] == 0]
+    s.round[wrapped] += 1
+    over = wrapped[s.license_left[wrapped] == 0]
+    capped = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] >= C.ROUND_CAP)]
+    s.truncated[capped] = True
+    finished = np.concatenate([over, capped])
+    if len(finished):
+        _finish(s, finished, rewards)
+    going = np.setdiff1d(g, finished, assume_unique=True)
+    _begin_turn(s, going)
+
+
+def _begin_turn(s: State, g: np.ndarray) -> None:
+    """Step 1 if some token can move, else it is forfeited and step 2 begins."""
+    s.pending_cell[g] = NO
+    s.pending_token[g] = NO
+    s.pending_amount[g] = 0
+    s.pending_rotation[g] = NO
+    can_move = _movable(s.island[g, _mover(s, g)]).any(axis=1)
+    s.phase[g] = np.where(can_move, MOVE_TOKEN, SUPPLY_OR_CLAIM)
+
+
+# ----------------------------------------------------------------------------------------------
+# End of the game and scoring
+
+
+def owned_tokens(island: np.ndarray) -> np.ndarray:
+    """`(..., 24)` bool: business tokens standing on each island."""
+    return (island[..., :, None] == TOKEN + np.arange(C.N_TOKENS, dtype=np.int8)).any(axis=-2)
+
+
+def stall_points(island: np.ndarray, ship_present: np.ndarray) -> np.ndarray:
+    """`(..., P)` end-of-game stall points of islands `(..., P, 25)` with ships `(..., P, 12)`.
+
+    Beach chair rental: 4 per beach cleared of all its ships; catering service: 4 per own mobile
+    token with the catering symbol; info booth: 1 per star on own venues.
+    """
+    owned = owned_tokens(island)  # (..., P, 24)
+    stall = {k: owned[..., t] for t, k in enumerate(C.TOKEN_STALL) if k >= 0}
+    cleared = np.stack([~ship_present[..., list(b)].any(axis=-1) for b in C.BEACHES.values()], axis=-1).sum(-1)
+    catering = (owned & C.TOKEN_CATERING).sum(axis=-1)
+    stars = (owned * C.TOKEN_STARS).sum(axis=-1)
+    return (
+        stall[C.STALL_CHAIRS] * C.STALL_POINTS_PER_BEACH * cleared
+        + stall[C.STALL_CATERING] * C.STALL_POINTS_PER_CATERING * catering
+        + stall[C.STALL_INFO] * C.STALL_POINTS_PER_STAR * stars
+    ).astype(np.int16)
+
+
+def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
+    s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g])
+    s.done[g] = True
+    s.phase[g] = OVER
+    s.pending_cell[g] = NO
+    s.pending_token[g] = NO
+    s.pending_amount[g] = 0
+    s.pending_rotation[g] = NO
+    if s.config.reward == "terminal":
+        rewards[g] = np.where(winners(s.take(g)), 1.0, -1.0)
+
+
+def scores(state: State) -> np.ndarray:
+    """`(n, P)` current score of each seat (the score track)."""
+    return state.points.sum(axis=2).astype(np.int64)
+
+
+def final_scores(state: State) -> np.ndarray:
+    """`(n, P)` each seat's score (final once `done`)."""
+    return scores(state)
+
+
+def winners(state: State) -> np.ndarray:
+    """`(n, P)` bool: the single winner, most points, ties to the player who took their turn last."""
+    total = scores(state)
+    best = total == total.max(axis=1, keepdims=True)
+    p = state.config.num_players
+    last_best = p - 1 - np.argmax(best[:, ::-1], axis=1)
+    return np.arange(p)[None, :] == last_best[:, None]
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation
+
+
+def _relative(seat: np.ndarray, p: int) -> np.ndarray:
+    """`(n, P)` absolute seat of each relative position (observer first, then in turn order)."""
+    return (seat[:, None] + np.arange(p)[None, :]) % p
+
+
+def _one_hot(index: np.ndarray, size: int, on: np.ndarray | None = None) -> np.ndarray:
+    """`(n, size)` float32 rows with a 1 at `index` (none where `index < 0` or `on` is False)."""
+    out = np.zeros((len(index), size), dtype=np.float32)
+    hit = index >= 0 if on is None else (index >= 0) & on
+    out[np.flatnonzero(hit), index[hit].astype(np.int64)] = 1.0
+    return out
+
+
+def observe(state: State, player) -> np.ndarray:
+    """`(n, O)` float32: the whole public state, seen from `player` (int or `(n,)` ints)."""
+    cfg = state.config
+    n, p = state.batch_size, cfg.num_players
+    seat = _seat_array(state, player)
+    order = _relative(seat, p)
+    r = np.arange(n)[:, None]
+    live = ~state.done
+    island = state.island[r, order]  # (n, P, 25), observer first
+    ships = SHIP_FEATURES[state.ships[r, order]] * state.ship_present[r, order][..., None]
+    lay = observation_layout(cfg)
+    parts = {
+        "phase": _one_hot(state.phase, N_LIVE_PHASES, live),
+        "to_move": _one_hot((state.to_move.astype(np.int64) - seat) % p, p, live),
+        "seat": _one_hot(seat, p),
+        "round": (state.round / C.ROUND_CAP)[:, None],
+        "license_left": (state.license_left / C.LICENSE_STEPS[p])[:, None],
+        "final_round": (state.license_left == 0)[:, None],
+        "stacks": state.stacks / C.STACK_SIZE,
+        "board": TOKEN_ONE_HOT[state.board.reshape(n, N_SLOTS)].reshape(n, -1),
+        "pending_cell": _one_hot(state.pending_cell, G.N_CELLS),
+        "pending_token": TOKEN_ONE_HOT[state.pending_token],
+        "pending_amount": (state.pending_amount / MAX_SPLIT)[:, None],
+        "pending_rotation": _one_hot(state.pending_rotation, G.MAX_ROTATIONS),
+        "fruit": state.fruit[r, order].reshape(n, -1) / 10.0,
+        "scores": state.points.sum(axis=2)[r, order] / 100.0,
+        "ships": ships.reshape(n, -1),
+    }
+    obs = np.empty((n, lay["islands"].stop), dtype=np.float32)
+    for name, values in parts.items():
+        obs[:, lay[name]] = values
+    planes = obs[:, lay["islands"]].reshape(n, p, N_CHANNELS, G.N_CELLS)  # a view: channel-major per player
+    np.copyto(planes, CODE_FEATURES_T[:, island].transpose(1, 2, 0, 3))
+    return obs
+
+
+# ----------------------------------------------------------------------------------------------
+# Action names
+
+ROTATION_NAMES = tuple(f"rotate {90 * k}" for k in range(G.MAX_ROTATIONS))
+
+
+def action_to_string(config: Config, action: int) -> str:
+    """Readable name of an action; cell actions read in the light of the phase (move from/to, supply, place)."""
+    action = int(action)
+    if CELL <= action < CLAIM:
+        return G.CELL_NAMES[action - CELL]
+    if CLAIM <= action < PASS:
+        row, slot = divmod(action - CLAIM, C.ROW_SLOTS)
+        return f"claim row {row + 1} slot {slot + 1}"
+    if action == PASS:
+        return "pass"
+    if ROTATE <= action < SPLIT:
+        return ROTATION_NAMES[action - ROTATE]
+    if SPLIT <= action < PRODUCE:
+        return f"split {action - SPLIT}"
+    if PRODUCE <= action < MILKSHAKE:
+        return f"ice cream {C.STACK_NAMES[action - PRODUCE]}"
+    if MILKSHAKE <= action < NUM_ACTIONS:
+        return f"milkshake {C.FRUITS[action - MILKSHAKE]}"
+    raise ValueError(f"Juicy Fruits actions are 0..{NUM_ACTIONS - 1}, got {action}")
+
+
+ACTION_NAMES = tuple(action_to_string(None, a) for a in range(NUM_ACTIONS))
+
+
+def string_to_action(config: Config, text: str) -> int:
+    """The action named `text` (as `action_to_string` writes it)."""
+    key = " ".join(str(text).strip().lower().split())
+    for a, name in enumerate(ACTION_NAMES):
+        if key == name.lower():
+            return a
+    raise ValueError(
+        f"no Juicy Fruits action is called {text!r}; actions are cells 'a1'..'e5', 'claim row R slot K', "
+        "'pass', 'rotate 0/90/180/270', 'split K', 'ice cream green 8' ..., 'milkshake banana' ..."
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Consistency
+
+
+def fruit_spent(state: State) -> np.ndarray:
+    """`(n, P, 5)` fruit returned to the supply, from the record of what each player bought."""
+    supplied = (~state.ship_present)[..., None] * C.SHIP_COST[state.ships]  # (n, P, 12, 5)
+    spent = supplied.sum(axis=2, dtype=np.int64)
+    spent += state.claims.astype(np.int64) @ C.ROW_COST.astype(np.int64)
+    ice_cream = state.markers[..., : C.N_ICE_CREAM_STACKS].astype(np.int64)
+    spent += ice_cream @ C.STACK_COST[: C.N_ICE_CREAM_STACKS].astype(np.int64)
+    spent += C.MILKSHAKE_FRUITS * state.milkshake_paid.astype(np.int64)
+    return spent
+
+
+def traced_points(state: State) -> np.ndarray:
+    """`(n, P, 5)` points each source must have paid, recomputed from the record (stalls: once over)."""
+    out = np.zeros(state.points.shape, dtype=np.int64)
+    supplied = (~state.ship_present) * C.SHIP_POINTS[state.ships]
+    out[..., SHIPS_PTS] = supplied.sum(axis=2)
+    out[..., CLAIMS_PTS] = state.claims.astype(np.int64) @ C.ROW_POINTS.astype(np.int64)
+    owned = owned_tokens(state.island)
+    out[..., VENUES_PTS] = (owned * np.where(C.IS_VENUE, C.TOKEN_POINTS, 0)).sum(axis=2)
+    out[..., MARKERS_PTS] = state.markers.astype(np.int64) @ C.STACK_VALUE.astype(np.int64)
+    out[..., STALLS_PTS] = np.where(state.done[:, None], stall_points(state.island, state.ship_present), 0)
+    return out
+
+
+def invariants(state: State) -> list[str]:
+    """Problems with a batch (empty when sound): fruit and points accounted, tokens and markers conserved."""
+    cfg = state.config
+    n, p = state.batch_size, cfg.num_players
+    problems = []
+
+    def check(bad: np.ndarray, what: str) -> None:
+        bad = np.asarray(bad)
+        if bad.ndim > 1:
+            bad = bad.reshape(n, -1).any(axis=1)
+        if bad.any():
+            problems.append(f"{what} (game {int(np.flatnonzero(bad)[0])})")
+
+    # fruit: reserve = taken from the supply - returned for ships, claims, ice cream and milkshakes
+    check(state.fruit < 0, "negative fruit reserve")
+    check(state.fruit != state.fruit_gained - fruit_spent(state), "fruit not accounted")
+    # points: every point traced to a ship, claim, venue, marker or stall
+    check(state.points != traced_points(state), "points not traced to their sources")
+    # markers conserved; milkshakes paid
+    check(state.stacks + state.markers.sum(axis=1) != C.STACK_SIZE, "ice cream markers not conserved")
+    check(state.stacks < 0, "negative stack")
+    check(state.milkshake_paid.sum(axis=2) != state.markers[..., C.MILKSHAKE], "milkshakes not paid for")
+    # license marker: one step per claim and per emptied stack, nothing beyond X
+    moved = state.claims.sum(axis=(1, 2)) + (state.stacks == 0).sum(axis=1)
+    check(state.license_left != np.maximum(C.LICENSE_STEPS[p] - moved, 0), "license marker misplaced")
+    # islands: each collector once, ships on their beach cells, corners as configured
+    island = state.island
+    for f in range(C.N_FRUITS):
+        check((island == COLLECTOR + f).sum(axis=2) != 1, f"the {C.FRUITS[f]} collector is not on its island once")
+    beach = island[:, :, G.BEACH_CELLS]
+    check((beach == SHIP) != state.ship_present, "ship tokens and island cells disagree")
+    check((island == SHIP).sum(axis=2) != state.ship_present.sum(axis=2), "a ship stands off the beach")
+    corners_blocked = island[:, :, G.CORNER_CELLS] == BLOCKED
+    check(corners_blocked != (not cfg.corners_playable), "corners do not match corners_playable")
+    check((island == BLOCKED).sum(axis=2) != corners_blocked.sum(axis=2), "a blocked cell off the corners")
+    check((island < 0) | (island >= N_CODES), "unknown island code")
+    # business tokens: each in one place at most, large venues on a placement of their shape
+    cells = (island[..., None] == TOKEN + np.arange(C.N_TOKENS, dtype=np.int8)).sum(axis=2)  # (n, P, 24)
+    shape_size = np.array([len(C.SHAPES[s]) for s in C.TOKEN_SHAPE])
+    check((cells != 0) & (cells != shape_size), "a token covers the wrong number of cells")
+    on_board = np.zeros((n, C.N_TOKENS), dtype=np.int64)
+    b = state.board.reshape(n, -1).astype(np.int64)
+    gb, sb = np.nonzero(b >= 0)
+    np.add.at(on_board, (gb, b[gb, sb]), 1)
+    pending = np.zeros((n, C.N_TOKENS), dtype=np.int64)
+    placing = np.isin(state.phase, (ROTATE_PHASE, PLACE))
+    pending[np.flatnonzero(placing), state.pending_token[placing]] = 1
+    where = on_board + (cells > 0).sum(axis=1) + pending
+    check(where > 1, "a business token is in two places")
+    check(on_board[:, C.LEMONADE] > 0, "the lemonade stand is on the board of a basic game")
+    owned = (cells > 0).sum(axis=2)
+    owned[np.flatnonzero(placing), state.to_move[placing]] += 1
+    check(owned != state.claims.sum(axis=2), "tokens owned differ from tokens claimed")
+    large = np.flatnonzero(C.TOKEN_SHAPE != C.SINGLE)
+    for t in large:
+        g, k = np.nonzero(cells[:, :, t] > 0)
+        if len(g):
+            covered = G.bits(island[g, k] == TOKEN + t)
+            valid = (covered[:, None] == G.PLACEMENT_BITS[C.TOKEN_SHAPE[t]].reshape(1, -1)).any(axis=1)
+            if not valid.all():
+                problems.append(f"the {C.TOKEN_NAMES[t]} is not laid on an area of its shape (game {g[~valid][0]})")
+    # ships: each token dealt once
+    dealt = np.sort(state.ships.reshape(n, -1), axis=1)
+    check((dealt[:, 1:] == dealt[:, :-1]).any(axis=1), "a ship token dealt twice")
+    # phases and turns
+    check(state.done != (state.phase == OVER), "done and phase disagree")
+    check(state.truncated & ~state.done, "truncated but not done")
+    early = state.done & ~state.truncated & (state.license_left > 0)
+    check(early, "the game ended before the license marker reached X")
+    check(state.round > C.ROUND_CAP, "past the round cap")
+    check(~state.done & (state.phase == MOVE_TO) & (state.pending_cell < 0), "moving without a token")
+    return problems
+
+
+# Readable views (describe, from_description, render) live in `text.py`.
+from fruit_envs.games.juicy_fruits.text import describe, from_description, redeal_hidden, render  # noqa: E402
+
+__all__ = [
+    "SPEC",
+    "State",
+    "acting",
+    "action_to_string",
+    "describe",
+    "final_scores",
+    "from_description",
+    "init",
+    "invariants",
+    "legal_mask",
+    "observation_layout",
+    "observation_shape",
+    "observe",
+    "redeal_hidden",
+    "render",
+    "reward_bounds",
+    "step",
+    "string_to_action",
+    "winners",
+]

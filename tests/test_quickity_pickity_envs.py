@@ -1,0 +1,195 @@
+"""Quickity Pickity through the shared adapters: ticks in the parallel env, turns in the AEC env,
+Gymnasium single and vector envs, declared facts and option errors."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import fruit_envs
+from fruit_envs import quickity_pickity_v0
+from fruit_envs.core.gym_env import FruitVectorEnv
+from fruit_envs.core.spec import get_spec
+
+SPEC = get_spec("quickity_pickity")
+R = SPEC.rules
+
+
+def random_legal(mask, rng):
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def test_parallel_env_step_is_one_tick_of_the_race():
+    env = quickity_pickity_v0.parallel_env(num_players=3)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    ticks = 0
+    while env.agents:
+        assert all(not o["action_mask"][R.WAIT] for o in obs.values()), "every player acts in every tick"
+        before = int(env.state.step_count[0])
+        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
+        obs, rewards, terms, truncs, _ = env.step(actions)
+        assert int(env.state.step_count[0]) == before + 3, "one decision per player"
+        if env.agents:
+            assert env.state.to_move[0] == 0 and (env.state.committed[0] == -1).all(), "the tick resolved"
+        ticks += 1
+    assert all(terms.values()) and not any(truncs.values())
+    assert sorted(rewards.values())[-1] == 1.0
+    assert ticks <= R.max_game_length(env.config) // 3
+
+
+def test_aec_players_choose_in_seat_order_each_tick():
+    env = quickity_pickity_v0.env(num_players=4)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    order = []
+    for agent in env.agent_iter(max_iter=40):
+        obs, _, term, trunc, _ = env.last()
+        order.append(agent)
+        env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
+    assert order == [f"player_{k % 4}" for k in range(40)]
+
+
+def test_aec_terminal_rewards_reach_their_agents():
+    env = quickity_pickity_v0.env(num_players=2)
+    env.reset(seed=11)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[agent] += reward
+        env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
+    cards = env.unwrapped.state.cards_won[0]
+    assert [total[a] for a in env.possible_agents] == R.terminal_rewards(cards[None])[0].tolist()
+
+
+def test_gymnasium_single_and_vector_envs():
+    env = gymnasium.make("fruit_envs/QuickityPickity-v0", num_players=3, opponent="greedy", seat=1)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == SPEC.observation_shape(env.unwrapped.config) and info["seat"] == 1
+    assert env.unwrapped.state.to_move[0] == 1, "player_0 chose before the learner"
+    vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v0", num_envs=32, opponent="greedy")
+    assert isinstance(vec.unwrapped, FruitVectorEnv)
+    obs, info = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(600):
+        mask = info["action_mask"]
+        obs, reward, term, trunc, info = vec.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
+        finished += int(term.sum())
+        assert not trunc.any()
+    assert finished > 0
+
+
+def test_options_reach_the_game_and_bad_ones_are_explained():
+    env = quickity_pickity_v0.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
+    env.reset(seed=0)
+    assert env.state.layout.shape[1] == 67 and env.config.family and env.config.rounds_to_win == 2
+    for kwargs, message in [
+        ({"family": "yes"}, r"choose one of \[False, True\]"),
+        ({"two_player_tiles": "third"}, r"choose one of \['half', 'all'\]"),
+        ({"rounds_to_win": 9}, r"choose one of \[1, 2, 3, 4, 5\]"),
+        ({"num_players": 6}, r"supports num_players in \[2, 3, 4, 5\]"),
+        ({"monkeys": 4}, r"unknown option\(s\) \['monkeys'\]; allowed options are"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            quickity_pickity_v0.parallel_env(**kwargs)
+        with pytest.raises(ValueError, match=message):
+            gymnasium.make("fruit_envs/QuickityPickity-v0", **kwargs)
+
+
+def test_declared_facts():
+    config = SPEC.make_config(4)
+    assert SPEC.num_actions == R.NUM_ACTIONS == 43 and SPEC.wait_action == R.WAIT
+    assert SPEC.simultaneous and SPEC.hidden_information and SPEC.chance
+    assert SPEC.observation_shape(config) == (14 * 67 + 68 + 148 * 4,)
+    assert SPEC.observation_shape(SPEC.make_config(2)) == (14 * 35 + 68 + 148 * 2,)
+    assert SPEC.max_game_length(config) == 9 * 195 * 4
+    assert SPEC.reward_bounds(config) == (-1.0, 1.0)
+    low, high = SPEC.reward_bounds(SPEC.make_config(2, reward="score"))
+    assert low == -20 and high > 0
+    assert fruit_envs.all_environments["fruit/quickity_pickity_v0"] is quickity_pickity_v0
+    for name in ("family", "two_player_tiles", "rounds_to_win"):
+        assert name in SPEC.describe_options()
+
+
+def test_page_documents_every_option_and_layout_block():
+    page = quickity_pickity_v0.__doc__
+    for name in list(SPEC.config_cls.options()) + list(R.observation_layout(SPEC.make_config(2))):
+        assert f"`{name}`" in page, name
+
+
+def test_render_modes():
+    env = quickity_pickity_v0.raw_env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("Quickity Pickity - 2 players") and "monkeys face up: 0/3" in text
+
+
+def test_check_game_catches_a_peek_under_face_down_tiles(monkeypatch):
+    """`redeal_hidden` permutes the face-down tiles, so an observation that peeks under one fails."""
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        down = state.location == R.FACE_DOWN
+        obs[:, 0] = (down & (state.layout == 0)).any(axis=1)  # "a sweet red round is still face down somewhere"
+        obs[:, 1] = state.layout[:, -1] == 5  # what lies under the last slot
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 2, num_games=32)
+
+
+def test_check_game_catches_a_peek_at_the_pile(monkeypatch):
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        obs[:, 0] = state.deck[np.arange(state.batch_size), state.deck_pos] / 16  # the next card
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 3, num_games=32)
+
+
+def test_check_game_catches_a_peek_at_another_players_choice(monkeypatch):
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        other = (np.asarray(player) + 1) % state.config.num_players
+        obs[:, 0] = state.committed[np.arange(state.batch_size), other] == R.FLIP_ACTION
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 2, num_games=64)
+
+
+def test_greedy_places_where_the_card_pays_and_beats_random():
+    from agents import make_agent
+    from agents.arena import evaluate
+
+    config = SPEC.make_config(2)
+    greedy = make_agent("greedy", SPEC, config)
+    state = R.from_description(
+        {
+            "config": {"num_players": 2},
+            "held": {"player_0": "sweet yellow bunch"},
+            "sets": {"player_0": [["sour green drop"], ["sweet yellow long", "sweet yellow drop"]]},
+        }
+    )
+    action = greedy.act(R.observe(state, 0), R.legal_mask(state), np.random.default_rng(0))
+    assert R.action_to_string(config, action[0]) == "place in set 1", "the yellow set grows to 3 and pays"
+    result = evaluate(SPEC, config, greedy, make_agent("random", SPEC, config), 60, seed=0)
+    assert result["win_rate"] > 0.9
