@@ -108,9 +108,12 @@ def evaluate(
 ) -> dict:
     """`agent` against `opponent` in every other seat, its seat rotating game by game; win rate with 95% Wilson CI.
 
-    The games are a fixed list for a given seed, so evaluations at different times are comparable.
+    The games are a fixed list for a given seed, so evaluations at different times are comparable. A
+    one-player game has no opponent: use `evaluate_alone` (mean score) instead.
     """
     p = config.num_players
+    if p == 1:
+        raise ValueError("a one-player game has no win rate; evaluate it with evaluate_alone (mean score)")
     num_games = max(p, num_games - num_games % p)
     agent_seat = np.arange(num_games) % p
     seating = np.ones((num_games, p), dtype=np.int64)
@@ -127,6 +130,24 @@ def evaluate(
         "win_rate": wins / num_games,
         "win_rate_low": low,
         "win_rate_high": high,
+    }
+
+
+def evaluate_alone(game: str | GameSpec, config: Config, agent, num_games: int, seed: int = 0) -> dict:
+    """A one-player game's evaluation: `agent`'s mean final score over a fixed list of seeded games, with a
+    95% confidence interval of the mean (normal approximation). Win rates mean nothing with one seat."""
+    if config.num_players != 1:
+        raise ValueError(f"evaluate_alone is for one-player games; this config has {config.num_players} players")
+    result = play_games(game, config, [agent], np.zeros((num_games, 1), dtype=np.int64), seed=seed)
+    scores = result.scores[:, 0].astype(np.float64)
+    half = 1.959964 * scores.std(ddof=1) / math.sqrt(num_games) if num_games > 1 else float("inf")
+    return {
+        "games": num_games,
+        "mean_score": float(scores.mean()),
+        "score_std": float(scores.std(ddof=1)) if num_games > 1 else 0.0,
+        "score_low": float(scores.mean() - half),
+        "score_high": float(scores.mean() + half),
+        "mean_length": float(result.lengths.mean()),
     }
 
 

@@ -176,6 +176,8 @@ def run(
 ) -> dict:
     spec = get_spec(game)
     config = spec.make_config(num_players, **(options or {}))
+    if config.num_players < 2:
+        raise ValueError(f"{spec.name} has one seat: compare agents by mean score (agents.arena.evaluate_alone)")
     if len(agent_names) < 2:
         raise ValueError("a tournament needs at least two agents")
     pairs_of = [name.split("=", 1) if "=" in name.split(":", 1)[0] else (name, name) for name in agent_names]

@@ -230,6 +230,11 @@ def playthrough(game: str | GameSpec, num_players: int | None = None, seed: int 
 GOLDEN_PLAYER_COUNTS = (2, 4)
 
 
+def golden_player_counts(spec: GameSpec) -> tuple[int, ...]:
+    """Player counts recorded for a game: 2 and 4 where it has them, else its default (a one-player game)."""
+    return tuple(p for p in GOLDEN_PLAYER_COUNTS if p in spec.player_counts) or (spec.default_num_players,)
+
+
 def write_goldens(folder) -> list:
     """Regenerate `<game>_<players>p.txt` for every registered game (run after an intended rule change)."""
     from pathlib import Path
@@ -240,11 +245,10 @@ def write_goldens(folder) -> list:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for spec in registered_games():
-        for p in GOLDEN_PLAYER_COUNTS:
-            if p in spec.player_counts:
-                path = folder / f"{spec.id}_{p}p.txt"
-                path.write_text(playthrough(spec, p, seed=0))
-                written.append(path)
+        for p in golden_player_counts(spec):
+            path = folder / f"{spec.id}_{p}p.txt"
+            path.write_text(playthrough(spec, p, seed=0))
+            written.append(path)
     return written
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from fruit_envs.core.spec import registered_games
-from fruit_envs.testing import GOLDEN_PLAYER_COUNTS, playthrough
+from fruit_envs.testing import golden_player_counts, playthrough
 
 GOLDEN = Path(__file__).parent / "golden"
-CASES = [(s.id, p) for s in registered_games() for p in GOLDEN_PLAYER_COUNTS if p in s.player_counts]
+CASES = [(s.id, p) for s in registered_games() for p in golden_player_counts(s)]
 
 
 @pytest.mark.parametrize("game, players", CASES)

@@ -68,7 +68,13 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     run = only_run(runs)
     assert run.name.startswith(f"{game}__ppo__1__")
     out = capsys.readouterr().out
-    assert f"run folder: {run}" in out and "PPO vs random" in out and "PPO vs greedy" in out
+    from fruit_envs import get_spec
+
+    solo = get_spec(game).default_num_players == 1  # one seat: mean scores instead of win rates, no league
+    if solo:
+        assert f"run folder: {run}" in out and all(f"{who:<6} alone: mean score" in out for who in ("PPO", "greedy"))
+    else:
+        assert f"run folder: {run}" in out and "PPO vs random" in out and "PPO vs greedy" in out
 
     config = json.loads((run / "config.json").read_text())
     assert config["args"]["total_timesteps"] == 512 and config["args"]["game"] == game
@@ -80,9 +86,14 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     steps = [int(r["timesteps"]) for r in progress]
     assert steps == sorted(set(steps))
     evals = rows(run / "eval.csv")
-    assert {r["opponent"] for r in evals} == {"random", "greedy"}
-    for r in evals:
-        assert float(r["win_rate_low"]) <= float(r["win_rate"]) <= float(r["win_rate_high"])
+    if solo:
+        assert [r["agent"] for r in evals] == ["random", "greedy", "ppo", "ppo"], "baselines once, PPO per evaluation"
+        for r in evals:
+            assert float(r["score_low"]) <= float(r["mean_score"]) <= float(r["score_high"])
+    else:
+        assert {r["opponent"] for r in evals} == {"random", "greedy"}
+        for r in evals:
+            assert float(r["win_rate_low"]) <= float(r["win_rate"]) <= float(r["win_rate_high"])
 
     assert list(run.glob("events.out.tfevents.*"))
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -90,18 +101,23 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     tags = EventAccumulator(str(run)).Reload().Tags()["scalars"]
     assert any(t.startswith("charts/") for t in tags)
     assert any(t.startswith("losses/") for t in tags)
-    assert "eval/win_rate_vs_greedy" in tags and "eval/win_rate_vs_random" in tags
+    if solo:
+        assert "eval/mean_score" in tags and "eval/mean_score_greedy" in tags
+    else:
+        assert "eval/win_rate_vs_greedy" in tags and "eval/win_rate_vs_random" in tags
 
     checkpoints = sorted((run / "checkpoints").glob("step_*.zip"))
     assert len(checkpoints) >= 2 and (run / "checkpoints" / "latest.zip").is_file()
     assert (run / "model.zip").is_file()
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    league = json.loads((run / "league" / "league.json").read_text())["snapshots"]
-    assert league and all((run / "league" / name).is_file() for name in league)
+    if solo:
+        assert not (run / "league").exists(), "nobody to play against"
+    else:
+        league = json.loads((run / "league" / "league.json").read_text())["snapshots"]
+        assert league and all((run / "league" / name).is_file() for name in league)
     assert not list(run.rglob("*.tmp*")), "no temporary files are left behind"
 
     from agents import make_agent
-    from fruit_envs import get_spec
 
     spec = get_spec(game)
     cfg = spec.make_config()
@@ -119,6 +135,9 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     assert after == sorted(set(after)) and after[-1] >= 1024 - 128
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] >= 1024
+    if solo:
+        assert set(summary["eval"]) == {"ppo", "random", "greedy"} and "mean_score" in summary["eval"]["ppo"]
+        assert [r["agent"] for r in rows(run / "eval.csv")].count("random") == 1, "baselines are logged once per run"
 
 
 def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_path):

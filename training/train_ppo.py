@@ -2,6 +2,7 @@
 
     python -m training.train_ppo --game cherry_picking --num-players 2 --total-timesteps 1500000
     python -m training.train_ppo --resume runs/cherry_picking__ppo__1__20261129-120000
+    python -m training.train_ppo --game juicy_fruits_solo   # a one-player game: reward = points
 
 One run folder `runs/{game}__{exp_name}__{seed}__{timestamp}/` holds `config.json` (arguments,
 versions, git commit), TensorBoard events (`charts/`, `losses/`, `eval/`), `progress.csv`,
@@ -9,6 +10,10 @@ versions, git commit), TensorBoard events (`charts/`, `losses/`, `eval/`), `prog
 `league/` (self-play snapshots) and `learning_curve.png`. Ctrl-C or SIGTERM saves a checkpoint and
 exits (status 130 / 143); `--resume RUN_DIR` continues from `checkpoints/latest.zip`, appending to
 the logs. Every file is written to a temporary name and renamed, so a kill never leaves a torn file.
+
+A one-player game (the Juicy Fruits score attack) has no opponents and no winner: it trains on its
+points, keeps no league, and its evaluations report PPO's mean score beside the random and greedy
+agents' mean scores on the same seeded games.
 """
 
 from __future__ import annotations
@@ -36,8 +41,8 @@ class Args:
 
     game: str = "cherry_picking"
     """registered game id (cherry_picking, ...)"""
-    num_players: int = 2
-    """players per game"""
+    num_players: int | None = None
+    """players per game (default: the game's own default, 2 for most games, 1 for juicy_fruits_solo)"""
     exp_name: str = "ppo"
     """experiment name, part of the run folder's name"""
     seed: int = 1
@@ -45,7 +50,8 @@ class Args:
     total_timesteps: int = 1_500_000
     """learner decisions to train for"""
     opponent: Literal["random", "greedy", "self-play"] = "self-play"
-    """who plays the other seats: a fixed baseline, or a league of the learner's own snapshots"""
+    """who plays the other seats: a fixed baseline, or a league of the learner's own snapshots
+    (one-player games: nobody)"""
     league_baselines: tuple[str, ...] = ("greedy",)
     """self-play: fixed agents kept in the league beside the snapshots (may be empty)"""
     snapshot_every: int = 25
@@ -54,8 +60,9 @@ class Args:
     """self-play: most recent snapshots kept in play (all stay on disk)"""
     latest_weight: float = 0.5
     """self-play: share of opponent seats played by the current learner itself"""
-    reward: Literal["terminal", "score"] = "terminal"
-    """'terminal': +1 win / -1 loss / 0 full draw; 'score': per-step score deltas (shaping)"""
+    reward: Literal["terminal", "score"] | None = None
+    """'terminal': +1 win / -1 loss / 0 full draw; 'score': per-step score deltas (shaping);
+    default: the game's own (terminal; score for one-player games)"""
     num_envs: int = 128
     """games stepped together in one numpy call"""
     n_steps: int = 32
@@ -81,7 +88,7 @@ class Args:
     net_arch: tuple[int, ...] = (256, 256)
     """hidden layer sizes of the policy and value networks"""
     eval_every: int = 250_000
-    """timesteps between evaluations against random and greedy"""
+    """timesteps between evaluations against random and greedy (one-player games: mean score)"""
     eval_games: int = 400
     """games per evaluation and opponent, seats rotated"""
     eval_seed: int = 12345
@@ -132,6 +139,17 @@ EVAL_COLUMNS = [
     "win_rate",
     "win_rate_low",
     "win_rate_high",
+    "seconds",
+]
+SOLO_EVAL_COLUMNS = [  # one-player games: each agent alone on the same seeded games
+    "timesteps",
+    "agent",
+    "games",
+    "mean_score",
+    "score_std",
+    "score_low",
+    "score_high",
+    "mean_length",
     "seconds",
 ]
 
@@ -373,6 +391,35 @@ def plot_learning_curve(eval_csv: Path, out: Path, title: str) -> None:
 
     rows = list(csv.DictReader(eval_csv.open()))
     fig, ax = plt.subplots(figsize=(7, 4))
+    if rows and "mean_score" in rows[0]:
+        _plot_scores(ax, rows, title)
+    else:
+        _plot_win_rates(ax, rows, title)
+    fig.tight_layout()
+    tmp = out.with_name(out.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, out)
+
+
+def _plot_scores(ax, rows: list[dict], title: str) -> None:
+    """One-player games: PPO's mean score with its 95% CI, the baselines' mean scores as lines."""
+    sel = [r for r in rows if r["agent"] == "ppo"]
+    x = np.array([int(r["timesteps"]) for r in sel])
+    y = np.array([float(r["mean_score"]) for r in sel])
+    ax.plot(x, y, marker="o", color="tab:green", label="PPO")
+    ax.fill_between(
+        x, [float(r["score_low"]) for r in sel], [float(r["score_high"]) for r in sel], color="tab:green", alpha=0.2
+    )
+    for name, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
+        ref = [float(r["mean_score"]) for r in rows if r["agent"] == name]
+        if ref:
+            ax.axhline(ref[-1], color=colour, lw=1, ls="--", label=name)
+    ax.set(xlabel="timesteps", ylabel="mean score (95% CI)", title=title)
+    ax.legend(loc="lower right")
+
+
+def _plot_win_rates(ax, rows: list[dict], title: str) -> None:
     for opponent, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
         sel = [r for r in rows if r["opponent"] == opponent]
         if not sel:
@@ -386,11 +433,6 @@ def plot_learning_curve(eval_csv: Path, out: Path, title: str) -> None:
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set(xlabel="timesteps", ylabel="win rate (95% Wilson CI)", ylim=(0, 1), title=title)
     ax.legend(loc="lower right")
-    fig.tight_layout()
-    tmp = out.with_name(out.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, out)
 
 
 def train(args: Args) -> dict:
@@ -403,7 +445,7 @@ def train(args: Args) -> dict:
 
     import fruit_envs
     from agents import make_agent
-    from agents.arena import evaluate
+    from agents.arena import evaluate, evaluate_alone
     from agents.ppo import PPOAgent
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
@@ -425,7 +467,9 @@ def train(args: Args) -> dict:
             args.total_timesteps = new_total
     spec = fruit_envs.get_spec(args.game)
     game_options = parse_options(args.options)
-    config = spec.make_config(args.num_players, reward=args.reward, **game_options)
+    reward_option = {} if args.reward is None else {"reward": args.reward}
+    config = spec.make_config(args.num_players, **reward_option, **game_options)
+    solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
     torch.set_num_threads(args.torch_threads)
 
     if resume_dir is None:
@@ -453,9 +497,9 @@ def train(args: Args) -> dict:
     env = FruitSB3VecEnv(
         spec.id,
         num_envs=args.num_envs,
-        num_players=args.num_players,
+        num_players=config.num_players,
         opponent="random" if args.opponent == "self-play" else args.opponent,
-        reward=args.reward,
+        **reward_option,
         **game_options,
     )
     env.seed(args.seed)
@@ -492,8 +536,8 @@ def train(args: Args) -> dict:
         atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
 
     progress_log = CsvLog(run_dir / "progress.csv", PROGRESS_COLUMNS)
-    eval_log = CsvLog(run_dir / "eval.csv", EVAL_COLUMNS)
-    league = League(run_dir, spec, config, args, model) if args.opponent == "self-play" else None
+    eval_log = CsvLog(run_dir / "eval.csv", SOLO_EVAL_COLUMNS if solo else EVAL_COLUMNS)
+    league = League(run_dir, spec, config, args, model) if args.opponent == "self-play" and not solo else None
     if resumed_from is not None:
         moved = progress_log.truncate_after(resumed_from) + eval_log.truncate_after(resumed_from)
         if moved:
@@ -507,8 +551,37 @@ def train(args: Args) -> dict:
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
     latest_eval: dict[str, dict] = {}
 
+    def evaluate_baselines_alone() -> None:
+        """One-player games: the baselines' mean scores on the evaluation games, logged once per run."""
+        logged = {r["agent"] for r in eval_log.rows()}
+        for name, baseline in baselines.items():
+            start = time.time()
+            result = evaluate_alone(spec, config, baseline, args.eval_games, seed=args.eval_seed)
+            result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3))
+            if name not in logged:
+                eval_log.append(result)
+            latest_eval[name] = result
+
     def run_evaluation(timesteps: int) -> None:
         agent = PPOAgent(model, spec, config, deterministic=True)
+        title = (
+            f"{spec.name}, {config.num_players} player{'s' * (not solo)}: PPO ({'alone' if solo else args.opponent})"
+        )
+        if solo:
+            if "random" not in latest_eval:
+                evaluate_baselines_alone()
+            start = time.time()
+            result = evaluate_alone(spec, config, agent, args.eval_games, seed=args.eval_seed)
+            result.update(timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3))
+            eval_log.append(result)
+            latest_eval["ppo"] = result
+            writer.add_scalar("eval/mean_score", result["mean_score"], timesteps)
+            writer.add_scalar("eval/mean_score_low", result["score_low"], timesteps)
+            for name in baselines:
+                writer.add_scalar(f"eval/mean_score_{name}", latest_eval[name]["mean_score"], timesteps)
+            writer.flush()
+            plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
+            return
         for name, opponent in baselines.items():
             start = time.time()
             result = evaluate(spec, config, agent, opponent, args.eval_games, seed=args.eval_seed)
@@ -519,11 +592,7 @@ def train(args: Args) -> dict:
             writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], timesteps)
             writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
         writer.flush()
-        plot_learning_curve(
-            run_dir / "eval.csv",
-            run_dir / "learning_curve.png",
-            f"{spec.name}, {args.num_players} players: PPO ({args.opponent})",
-        )
+        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
 
     def checkpoint(timesteps: int) -> None:
         atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
@@ -564,8 +633,12 @@ def train(args: Args) -> dict:
             if t >= self.next_ckpt:
                 checkpoint(t)
                 self.next_ckpt += args.checkpoint_every
-            postfix = {name: f"{r['win_rate']:.2f}" for name, r in latest_eval.items()}
-            self.bar.set_postfix(win_vs=postfix or "-", refresh=False)
+            if solo:
+                score = latest_eval.get("ppo", {}).get("mean_score")
+                self.bar.set_postfix(mean_score="-" if score is None else f"{score:.1f}", refresh=False)
+            else:
+                postfix = {name: f"{r['win_rate']:.2f}" for name, r in latest_eval.items()}
+                self.bar.set_postfix(win_vs=postfix or "-", refresh=False)
 
         def _on_training_end(self):
             self.bar.close()
@@ -586,7 +659,7 @@ def train(args: Args) -> dict:
                 file=sys.stderr,
             )
             return {"run_dir": run_dir, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}
-        if not latest_eval or latest_eval["random"]["timesteps"] != t:
+        if latest_eval.get("ppo" if solo else "random", {}).get("timesteps") != t:
             run_evaluation(t)
     atomic_save_model(model, run_dir / "model.zip")
     writer.close()
@@ -594,20 +667,28 @@ def train(args: Args) -> dict:
         "run_dir": run_dir,
         "timesteps": t,
         "seconds": round(time.time() - started, 1),
-        "eval": {
-            k: {kk: v[kk] for kk in ("win_rate", "win_rate_low", "win_rate_high", "games")}
-            for k, v in latest_eval.items()
-        },
+        "eval": {k: {kk: v[kk] for kk in (SOLO_SUMMARY if solo else WIN_SUMMARY)} for k, v in latest_eval.items()},
         "exit_code": 0,
     }
     atomic_write_text(run_dir / "summary.json", json.dumps({**summary, "run_dir": str(run_dir)}, indent=2))
     return summary
 
 
+WIN_SUMMARY = ("win_rate", "win_rate_low", "win_rate_high", "games")
+SOLO_SUMMARY = ("mean_score", "score_low", "score_high", "games")
+
+
 def print_summary(summary: dict) -> None:
     print(f"\nrun folder: {summary['run_dir']}")
     print(f"trained {summary['timesteps']:,} timesteps in {summary['seconds']} s")
     for name, r in summary["eval"].items():
+        if "mean_score" in r:  # one-player game: everybody alone on the same games
+            label = "PPO" if name == "ppo" else name
+            print(
+                f"  {label:<6} alone: mean score {r['mean_score']:.2f} "
+                f"(95% CI {r['score_low']:.2f}-{r['score_high']:.2f}, {r['games']} games)"
+            )
+            continue
         print(
             f"  PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
             f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)"

@@ -11,7 +11,12 @@ decision is scored on its own:
   fixed estimate of the token's worth), passing (0), each less a small charge per fruit paid;
 * ice cream: the most valuable marker it can pay for; milkshakes paid with the least needed fruit;
 * placement: stationary tokens where they block the fewest own movers and lanes, mobile tokens
-  where they have the longest free run.
+  where they have the longest free run;
+* juice factory (step 3): the arrow whose circle points (none onto its own disc), a little progress
+  and, with the lemonade stand, the better bottle beat the weighted fruit it costs; the lemonade
+  stand is worth claiming like any stall.
+
+The score attack (one player) reads the same observation and is played by the same rules of thumb.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ TOKEN_WORTH = np.array(
     ]
 )
 FRUIT_CHARGE = 0.4  # points a fruit in the reserve is worth keeping
+FACTORY_PROGRESS = 0.5  # worth of one arrow of progress in the factory (later circles score more)
+LEMONADE_WORTH = 6.0  # the lemonade stand, when the factory is in play
 EDGE_DISTANCE = np.array([min(c // 5, c % 5, 4 - c // 5, 4 - c % 5) for c in range(G.N_CELLS)], dtype=np.float64)
 
 
@@ -57,6 +64,10 @@ class JuicyFruitsGreedy:
     def __init__(self, config):
         self.config = config
         self.layout = R.observation_layout(config)
+        self.factory = R.has_factory(config)
+        self.token_worth = TOKEN_WORTH.copy()
+        if self.factory:
+            self.token_worth[C.LEMONADE] = LEMONADE_WORTH
 
     # -- reading the observation -------------------------------------------------------------------
 
@@ -95,7 +106,7 @@ class JuicyFruitsGreedy:
         tokens = v["board_token"]
         room = G.shapes_fit(G.bits(v["free"]))  # (B, 5): shapes that still fit on the island
         fits = np.take_along_axis(room, C.TOKEN_SHAPE[np.maximum(tokens, 0)].astype(np.int64), axis=1)
-        worth = np.where((tokens >= 0) & fits, TOKEN_WORTH[np.maximum(tokens, 0)], -np.inf)
+        worth = np.where((tokens >= 0) & fits, self.token_worth[np.maximum(tokens, 0)], -np.inf)
         token_worth = worth.reshape(-1, C.N_ROWS, C.ROW_SLOTS).max(axis=2)
         row_value = np.where(np.isfinite(token_worth), np.maximum(C.ROW_POINTS + token_worth, 0.1), 0)  # (B, 5)
         row_cost = np.where((row_value > 0)[:, :, None], C.ROW_COST[None], 0)
@@ -186,7 +197,7 @@ class JuicyFruitsGreedy:
         row_of_slot = np.arange(R.N_SLOTS) // C.ROW_SLOTS
         claim_gain = (
             C.ROW_POINTS[row_of_slot]
-            + TOKEN_WORTH[np.maximum(tokens, 0)]
+            + self.token_worth[np.maximum(tokens, 0)]
             - charge * C.ROW_COST.sum(axis=1)[row_of_slot]
         )
         scores[business, R.CLAIM : R.PASS] = claim_gain[business]
@@ -196,7 +207,27 @@ class JuicyFruitsGreedy:
         place = (v["phase"] == R.PLACE) | (v["phase"] == R.ROTATE_PHASE)
         if place.any():
             self._placement_scores(v, scores, place)
+
+        # step 3: advance a factory disc when what it earns beats the fruit it costs
+        if self.factory:
+            factory = v["phase"] == R.FACTORY
+            if factory.any():
+                self._factory_scores(obs, v, weights, charge, scores, factory)
         return argmax_legal(scores, mask, rng)
+
+    def _factory_scores(self, obs, v, weights, charge, scores, factory) -> None:
+        lay = self.layout
+        own = np.rint(obs[factory][:, lay["factory_discs"]][:, : C.N_NODES] * C.FACTORY_DISCS)  # (m, 12)
+        onto_own = own[:, C.ARROW_TO] > 0  # (m, 14)
+        pending = obs[factory][:, lay["pending_arrow"]] > 0.5  # the free ride, if any
+        planes = v["planes"][factory]
+        lemonade = planes[:, CH["stall"] + C.STALL_LEMONADE].any(axis=1)  # (m,)
+        gain = np.where(onto_own, 0.0, C.NODE_POINTS[C.ARROW_TO]) + FACTORY_PROGRESS
+        gain = gain + lemonade[:, None] * (C.NODE_BOTTLE[C.ARROW_TO] - C.NODE_BOTTLE[C.ARROW_FROM])
+        cost = (C.ARROW_COST[None, :, :] * weights[factory][:, None, :]).sum(axis=2) * charge[factory]
+        value = gain - np.where(pending, 0.0, cost)
+        scores[factory, R.ARROW : R.ARROW + C.N_ARROWS] = value
+        scores[factory, R.PASS] = 0.0
 
     def _placement_scores(self, v, scores, place) -> None:
         """Rotation and anchor scores: the placement that leaves the own movers the most room."""

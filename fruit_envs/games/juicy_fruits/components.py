@@ -44,8 +44,44 @@ Gaps this module fills, each an ASSUMED reading (options name the ones where bot
 * Round cap (engine safety, not a rule): an island can block itself so completely that no
   collector moves and nothing can be claimed; after `ROUND_CAP` rounds the game is cut off, scored
   as a normal end (stalls included) and flagged `truncated=True`.
-* Lemonade stand: part of the 24, used only with the juice factory (not built yet); in the basic game
-  it never reaches the board ("just replace it with another random token" = draw from the other 23).
+* Lemonade stand: part of the 24, used only with the juice factory; in the basic game it never
+  reaches the board ("just replace it with another random token" = draw from the other 23).
+
+Juice factory (option `score_board="juicy"`, COMPONENTS.md §4.8), ASSUMED where the rulebook's
+pictures would tell:
+
+* The graph (`FACTORY_NODES`, `FACTORY_ARROWS`): the start tank S, singles A1-A3, tank T1, singles
+  B1-B2, tank T2, singles C1-C2, finals X1-X2; costs, points and bottles as listed. Every circle of a
+  tank shows the same points and bottle.
+* Tanks have no circle positions: a player's discs in the same tank always stack ("you must place
+  your arriving disc on top of it"), so a tank holds at most one circle per colour and its 4 circles
+  are never all taken with 4 players or fewer; a tank never blocks.
+* A final circle, once reached, is blocked for everybody, the reaching player's other disc included
+  ("For the rest of the game, that circle is blocked" read over "... or your second factory disc").
+* "Pay the fruit cost only once": the second disc rides free exactly when it takes the arrow the
+  first disc took this turn (it then necessarily started on the same circle); it lands on its own
+  disc, so it scores nothing, as the rulebook's parenthesis says.
+* The license track of the juicy side has the same lengths as the basic side's (8 / 10 / 12).
+* Factory circle points are a score source of their own ("factory"); the lemonade stand is a stall.
+* The rulebook's factory examples name circles in pictures we do not have; the tests replay each on
+  the nearest situation of this graph.
+
+Score attack (game id `juicy_fruits_solo`): OUR OWN single-player mode for single-agent RL, NOT
+the official solo mode (a supplementary sheet we do not have, with solo boards and solo-boat values;
+COMPONENTS.md §4.9). Every rule of it is ASSUMED:
+
+* One island, set up as in the basic game; the license marker on the 2-player space (8 steps); the
+  business display of a 2-player game (the 2 leftmost waiting spaces of each row, 10 tokens); the
+  game's other tokens (13, or 14 with the factory) form a face-down pile whose contents are public.
+* At the end of every round (after the player's turn) a rival empties one slot: the leftmost token
+  of row 1, 2, 3, 4, 5, 1, ... in turn (row = rounds completed before this one, mod 5) returns to the
+  box without moving the license marker; then every empty one of the 10 display spaces is refilled
+  from the pile, row 1 first and left to right, while the pile lasts.
+* The game ends at the end of the round in which the license marker reaches X (as in the rulebook)
+  or after `rounds` rounds (option, default `SOLO_ROUNDS` = 15, the limit COMPONENTS.md §4.9
+  suggests); the round limit is the mode's own end, not a truncation. Stalls are scored as usual.
+* Reward = the points scored (per-step score deltas); with one player there is no terminal +1/-1.
+* Turns are the basic game's (and step 3 with `score_board="juicy"`).
 """
 
 from __future__ import annotations
@@ -236,3 +272,104 @@ STACK_COST = np.array([fruit_dict_counts(s[4]) for s in STACKS], dtype=np.int16)
 
 LICENSE_STEPS = {2: 8, 3: 10, 4: 12}  # ASSUMED steps from the start space to X
 ROUND_CAP = 40  # ASSUMED engine safety: truncate after this many rounds (see the module docstring)
+
+# ----------------------------------------------------------------------------------------------
+# Juice factory (COMPONENTS.md §4.8): the juicy side of the score board, option score_board="juicy".
+# FOUND: a start tank of 4 circles holding both factory discs of each player; single circles and tanks
+# of 4 circles; a fruit cost on every arrow; points on circles; two final single circles with a
+# license icon; bottles (lemonade stand) under the track. ASSUMED: the whole graph below (nodes,
+# arrows, costs, points, bottles) - replace it here if you own the board. Every circle of a tank shows
+# the same points and bottle (ASSUMED), so which free circle of a tank a disc takes never matters.
+#
+#   points in brackets; arrows show their cost in fruit letters (B L P O M)
+#
+#   S tank -B-> A1 (2) -P-+
+#          -L-> A2 (1) -M-+-> T1 tank (1) -L--> B1 (2) -M-+-> T2 tank (2) -P--> C1 (3) -OB-> X1 (5, license)
+#          -O-> A3 (2) -B-+               -OP-> B2 (3) -B-+               -LM-> C2 (4) -PO-> X2 (7, license)
+
+FACTORY_NODES = (  # (name, tank of 4 circles?, points on each circle, bottle under it), ASSUMED
+    ("S", True, 0, 0),  # FOUND: the start tank
+    ("A1", False, 2, 1),
+    ("A2", False, 1, 1),
+    ("A3", False, 2, 1),
+    ("T1", True, 1, 2),
+    ("B1", False, 2, 3),
+    ("B2", False, 3, 3),
+    ("T2", True, 2, 4),
+    ("C1", False, 3, 5),
+    ("C2", False, 4, 5),
+    ("X1", False, 5, 6),  # FOUND: two final circles with a license icon; points ASSUMED
+    ("X2", False, 7, 6),
+)
+FACTORY_ARROWS = (  # (from, to, fruit cost), ASSUMED
+    ("S", "A1", {"banana": 1}),
+    ("S", "A2", {"lime": 1}),
+    ("S", "A3", {"orange": 1}),
+    ("A1", "T1", {"pomegranate": 1}),
+    ("A2", "T1", {"mangosteen": 1}),
+    ("A3", "T1", {"banana": 1}),
+    ("T1", "B1", {"lime": 1}),
+    ("T1", "B2", {"orange": 1, "pomegranate": 1}),
+    ("B1", "T2", {"mangosteen": 1}),
+    ("B2", "T2", {"banana": 1}),
+    ("T2", "C1", {"pomegranate": 1}),
+    ("T2", "C2", {"lime": 1, "mangosteen": 1}),
+    ("C1", "X1", {"orange": 1, "banana": 1}),
+    ("C2", "X2", {"pomegranate": 1, "orange": 1}),
+)
+FACTORY_START = "S"  # FOUND: both factory discs start stacked on a circle of the start tank
+FACTORY_FINALS = ("X1", "X2")  # FOUND: license icon; blocked for the rest of the game once reached
+FACTORY_DISCS = 2  # FOUND: the 2 spare player discs of each colour
+TANK_CIRCLES = 4  # FOUND
+
+N_NODES = len(FACTORY_NODES)
+NODE_NAMES = tuple(node[0] for node in FACTORY_NODES)
+NODE_IS_TANK = np.array([node[1] for node in FACTORY_NODES], dtype=bool)
+NODE_POINTS = np.array([node[2] for node in FACTORY_NODES], dtype=np.int16)
+NODE_BOTTLE = np.array([node[3] for node in FACTORY_NODES], dtype=np.int16)
+NODE_IS_FINAL = np.isin(NODE_NAMES, FACTORY_FINALS)
+START_NODE = NODE_NAMES.index(FACTORY_START)
+N_ARROWS = len(FACTORY_ARROWS)
+ARROW_NAMES = tuple(f"{a}-{b}" for a, b, _ in FACTORY_ARROWS)  # e.g. "S-A1"
+ARROW_FROM = np.array([NODE_NAMES.index(a) for a, _, _ in FACTORY_ARROWS], dtype=np.int64)
+ARROW_TO = np.array([NODE_NAMES.index(b) for _, b, _ in FACTORY_ARROWS], dtype=np.int64)
+ARROW_COST = np.array([fruit_dict_counts(cost) for _, _, cost in FACTORY_ARROWS], dtype=np.int16)  # (14, 5)
+
+
+def _node_depth() -> np.ndarray:
+    """Arrows from the start tank to each node (the graph only leads forward)."""
+    depth = np.full(N_NODES, -1, dtype=np.int64)
+    depth[START_NODE] = 0
+    for _ in range(N_NODES):
+        for a in range(N_ARROWS):
+            if depth[ARROW_FROM[a]] >= 0:
+                depth[ARROW_TO[a]] = max(depth[ARROW_TO[a]], depth[ARROW_FROM[a]] + 1)
+    return depth
+
+
+NODE_DEPTH = _node_depth()  # S 0, A* 1, T1 2, B* 3, T2 4, C* 5, X* 6
+
+
+def _check_factory() -> None:
+    """The graph must be a forward graph from the start tank whose finals are dead ends."""
+    if len(set(NODE_NAMES)) != N_NODES or not NODE_IS_TANK[START_NODE]:
+        raise ValueError("factory nodes must have distinct names and the start must be a tank")
+    if (NODE_DEPTH < 0).any():
+        raise ValueError(f"factory nodes unreachable from the start: {np.array(NODE_NAMES)[NODE_DEPTH < 0].tolist()}")
+    backward = NODE_DEPTH[ARROW_TO] <= NODE_DEPTH[ARROW_FROM]
+    if backward.any() or NODE_IS_FINAL[ARROW_FROM].any():
+        raise ValueError("factory arrows must lead forward and the final circles must be dead ends")
+    if (NODE_IS_TANK & NODE_IS_FINAL).any():
+        raise ValueError("the final circles are single circles")
+
+
+_check_factory()
+
+# ----------------------------------------------------------------------------------------------
+# Score attack: OUR OWN single-player mode (game id "juicy_fruits_solo"), NOT the official solo rules,
+# which are on a supplementary sheet we do not have (COMPONENTS.md §4.9). Every value is ASSUMED.
+
+SOLO_TOKENS_PER_ROW = TOKENS_PER_ROW[2]  # the 2-player business display: the 2 leftmost waiting spaces
+SOLO_LICENSE_STEPS = LICENSE_STEPS[2]  # the 2-player space of the license track
+SOLO_ROUNDS = 15  # default round limit (option `rounds`), as COMPONENTS.md §4.9 suggests
+SOLO_ROUND_CHOICES = (10, 15, 20, 30)

@@ -47,6 +47,7 @@ CODE_IS_MOBILE[TOKEN:] = C.IS_MOBILE
 # Actions
 
 CELL = 0
+ARROW = CELL  # juice factory (step 3): arrow k of `components.FACTORY_ARROWS` is action ARROW + k
 CLAIM = CELL + G.N_CELLS  # 25
 N_SLOTS = C.N_ROWS * C.ROW_SLOTS  # 20
 PASS = CLAIM + N_SLOTS  # 45
@@ -56,11 +57,14 @@ MAX_SPLIT = G.MAX_DISTANCE + 1  # a 4-space move of an advanced collector yields
 PRODUCE = SPLIT + MAX_SPLIT + 1  # 56
 MILKSHAKE = PRODUCE + C.N_ICE_CREAM_STACKS  # 61
 NUM_ACTIONS = MILKSHAKE + C.N_FRUITS  # 66
+if ARROW + C.N_ARROWS > PASS:
+    raise ValueError(f"the factory's arrows reuse actions {ARROW}..{PASS - 1}: at most {PASS - ARROW} arrows")
 
 # ----------------------------------------------------------------------------------------------
 # Phases
 
-MOVE_TOKEN, MOVE_TO, HARVEST_SPLIT, PRODUCE_PHASE, SUPPLY_OR_CLAIM, ROTATE_PHASE, PLACE, CLAIM_FRUIT, OVER = range(9)
+MOVE_TOKEN, MOVE_TO, HARVEST_SPLIT, PRODUCE_PHASE, SUPPLY_OR_CLAIM, ROTATE_PHASE, PLACE, CLAIM_FRUIT = range(8)
+FACTORY, OVER = 8, 9
 PHASE_NAMES = (
     "move_token",
     "move_to",
@@ -70,9 +74,11 @@ PHASE_NAMES = (
     "rotate",
     "place",
     "claim_fruit",
+    "factory",  # step 3, juice factory only
     "over",
 )
 N_LIVE_PHASES = len(PHASE_NAMES) - 1
+N_BASIC_PHASES = FACTORY  # the basic game's live phases (its observation's phase one-hot)
 
 # The kind of action each phase takes (a cheap guard in `step`; the mask says which of them are legal).
 PHASE_ACTIONS = np.zeros((len(PHASE_NAMES), NUM_ACTIONS), dtype=bool)
@@ -82,11 +88,14 @@ PHASE_ACTIONS[[HARVEST_SPLIT, CLAIM_FRUIT], SPLIT:PRODUCE] = True
 PHASE_ACTIONS[PRODUCE_PHASE, PRODUCE:NUM_ACTIONS] = PHASE_ACTIONS[PRODUCE_PHASE, PASS] = True
 PHASE_ACTIONS[SUPPLY_OR_CLAIM, CELL : PASS + 1] = True
 PHASE_ACTIONS[ROTATE_PHASE, ROTATE:SPLIT] = True
+PHASE_ACTIONS[FACTORY, ARROW : ARROW + C.N_ARROWS] = PHASE_ACTIONS[FACTORY, PASS] = True
 MAX_DECISIONS_PER_TURN = 2 + G.MAX_DISTANCE + 3  # move token, to, produce x4, supply/claim, rotate, place
+MAX_FACTORY_DECISIONS = C.FACTORY_DISCS  # step 3: one disc, the other (a pass ends it early)
 
 # Score sources: every point is traced to one of them.
-SOURCES = ("ships", "claims", "venues", "markers", "stalls")
-SHIPS_PTS, CLAIMS_PTS, VENUES_PTS, MARKERS_PTS, STALLS_PTS = range(len(SOURCES))
+SOURCES = ("ships", "claims", "venues", "markers", "stalls", "factory")
+SHIPS_PTS, CLAIMS_PTS, VENUES_PTS, MARKERS_PTS, STALLS_PTS, FACTORY_PTS = range(len(SOURCES))
+BASIC_SOURCES = SOURCES[:FACTORY_PTS]  # the basic game has no factory circles (the lemonade stand is a stall)
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,61 @@ class JuicyFruitsConfig(Config):
         "True: the four outer corners are ordinary free spaces (our reading); "
         "False: they are unusable (the '3 x 3 inner grid' reading)",
     )
+    score_board: str = option(
+        "basic",
+        ("basic", "juicy"),
+        "'basic': the basic side of the score board; 'juicy': the juicy side, with the juice factory "
+        "(step 3: factory discs, the lemonade stand in play, two final license circles)",
+    )
+
+
+@dataclass(frozen=True)
+class JuicyFruitsSoloConfig(JuicyFruitsConfig):
+    """Options of the score attack, OUR OWN single-player mode (not the official solo rules)."""
+
+    reward: str = option(
+        "score",
+        ("score",),
+        "'score': per-step points (with one player there is nobody to beat, so no terminal +1/-1)",
+    )
+    rounds: int = option(
+        C.SOLO_ROUNDS,
+        C.SOLO_ROUND_CHOICES,
+        "round limit: the game ends after this many rounds, or earlier when the license marker reaches X",
+    )
+
+
+def has_factory(config: Config) -> bool:
+    """Whether the juice factory is in play (the juicy side of the score board)."""
+    return config.score_board == "juicy"
+
+
+def is_solo(config: Config) -> bool:
+    """Whether this is the score attack (one player)."""
+    return config.num_players == 1
+
+
+def round_cap(config: Config) -> int:
+    """Rounds after which a game ends: the score attack's limit, else the engine's safety cap."""
+    return config.rounds if is_solo(config) else C.ROUND_CAP
+
+
+def license_steps(config: Config) -> int:
+    return C.SOLO_LICENSE_STEPS if is_solo(config) else C.LICENSE_STEPS[config.num_players]
+
+
+def tokens_per_row(config: Config) -> int:
+    return C.SOLO_TOKENS_PER_ROW if is_solo(config) else C.TOKENS_PER_ROW[config.num_players]
+
+
+def game_tokens(config: Config) -> np.ndarray:
+    """Business tokens of the game: all 24 with the factory, else without the lemonade stand."""
+    return np.arange(C.N_TOKENS) if has_factory(config) else np.array(C.BASIC_GAME_TOKENS)
+
+
+def sources(config: Config) -> tuple[str, ...]:
+    """Score sources of a configuration (the factory's only with the factory)."""
+    return SOURCES if has_factory(config) else BASIC_SOURCES
 
 
 @dataclass
@@ -129,6 +193,12 @@ class State(BatchState):
     pending_token: np.ndarray  # (n,) int8: business token being used or placed, -1 none
     pending_amount: np.ndarray  # (n,) int8: fruits to split (harvest, claim fruit) or spaces left to produce
     pending_rotation: np.ndarray  # (n,) int8: rotation chosen for the large venue being placed
+    discs: np.ndarray  # (n, P, 2) int8: factory node of each factory disc (-1 without the factory)
+    arrows_paid: np.ndarray  # (n, P, 14) int8: factory arrows each player paid for
+    circles_scored: np.ndarray  # (n, P, 12) int8: free circles of each factory node each player covered
+    pending_arrow: np.ndarray  # (n,) int8: step 3, the arrow the first disc took this turn, -1 none
+    pending_disc: np.ndarray  # (n,) int8: step 3, which disc (0 / 1) has moved this turn, -1 none
+    pile: np.ndarray  # (n, 24) bool: score attack, business tokens still in the face-down pile
 
     GAME = "juicy_fruits"
 
@@ -213,15 +283,19 @@ TOKEN_ONE_HOT = np.concatenate([np.eye(C.N_TOKENS), np.zeros((1, C.N_TOKENS))]).
 
 
 def observation_layout(config: Config) -> dict[str, slice]:
-    """Named slices of a seat's observation; blocks over players list the observer first, then in turn order."""
+    """Named slices of a seat's observation; blocks over players list the observer first, then in turn order.
+
+    The basic game's blocks come first, in the same places for every option; the juice factory's
+    blocks follow only with `score_board="juicy"`, the score attack's only with one player.
+    """
     p = config.num_players
     sizes = [
-        ("phase", N_LIVE_PHASES),  # one-hot; all zero once the game is over
+        ("phase", N_LIVE_PHASES if has_factory(config) else N_BASIC_PHASES),  # one-hot; all zero once over
         ("to_move", p),  # relative seat to move (one-hot)
         ("seat", p),  # the observer's own seat in turn order (seat 0 starts; ties go to the later seat)
         ("round", 1),  # rounds completed / round cap
         ("license_left", 1),  # steps of the license marker left / steps at the start
-        ("final_round", 1),  # 1 once the license marker has reached X
+        ("final_round", 1),  # 1 once the license marker has reached X (score attack: or in the last round)
         ("stacks", C.N_STACKS),  # markers left / stack size
         ("board", N_SLOTS * C.N_TOKENS),  # token in each row and slot (one-hot), rows 1..5, slots 1..4
         ("pending_cell", G.N_CELLS),  # the token chosen to move / just moved (one-hot)
@@ -233,6 +307,18 @@ def observation_layout(config: Config) -> dict[str, slice]:
         ("ships", p * C.N_SHIPS_PER_ISLAND * N_SHIP_FEATURES),  # per beach position A G B H ... L
         ("islands", p * N_CHANNELS * G.N_CELLS),  # per player, channel-major planes of 25 cells
     ]
+    if has_factory(config):
+        sizes += [
+            ("factory_discs", p * C.N_NODES),  # per player, own discs on each factory node / 2
+            ("finals_taken", len(C.FACTORY_FINALS)),  # final license circles reached (blocked from then on)
+            ("bottles", p),  # per player, bottles under its discs / 12 (the lemonade stand's points)
+            ("pending_arrow", C.N_ARROWS),  # the arrow the first disc took this turn (one-hot)
+        ]
+    if is_solo(config):
+        sizes += [
+            ("pile", C.N_TOKENS),  # business tokens still in the face-down pile
+            ("rival_row", C.N_ROWS),  # the row the rival empties a slot of at the end of this round (one-hot)
+        ]
     layout, start = {}, 0
     for name, size in sizes:
         layout[name] = slice(start, start + size)
@@ -241,29 +327,37 @@ def observation_layout(config: Config) -> dict[str, slice]:
 
 
 def observation_shape(config: Config) -> tuple[int]:
-    return (observation_layout(config)["islands"].stop,)
+    return (max(sl.stop for sl in observation_layout(config).values()),)
 
 
 OBSERVATION_HIGH = 100.0  # one-hot bits, shares, reserves / 10 and scores / 100 (bounded by the round cap)
+MAX_BOTTLES = C.FACTORY_DISCS * int(C.NODE_BOTTLE.max())  # 12: the most a lemonade stand can score
+
+
+def decisions_per_turn(config: Config) -> int:
+    return MAX_DECISIONS_PER_TURN + (MAX_FACTORY_DECISIONS if has_factory(config) else 0)
 
 
 def max_game_length(config: Config) -> int:
-    return C.ROUND_CAP * config.num_players * MAX_DECISIONS_PER_TURN
+    return round_cap(config) * config.num_players * decisions_per_turn(config)
 
 
-def max_stall_points() -> int:
-    """Most points a player can get from stalls at the end (all three stalls, every beach cleared...)."""
+def max_stall_points(config: Config | None = None) -> int:
+    """Most points a player can get from stalls at the end (all its stalls, every beach cleared...)."""
     chairs = C.STALL_POINTS_PER_BEACH * len(C.BEACHES)
     catering = C.STALL_POINTS_PER_CATERING * int(C.TOKEN_CATERING.sum())
     info = C.STALL_POINTS_PER_STAR * int(C.TOKEN_STARS.sum())
-    return chairs + catering + info
+    lemonade = MAX_BOTTLES if config is not None and has_factory(config) else 0
+    return chairs + catering + info + lemonade
 
 
 def reward_bounds(config: Config) -> tuple[float, float]:
     if config.reward == "terminal":
         return (-1.0, 1.0)
     one_decision = max(C.TOKEN_POINTS.max(), C.STACK_VALUE.max(), C.ROW_POINTS.max(), C.SHIP_POINTS.max())
-    return (0.0, float(one_decision + max_stall_points()))
+    if has_factory(config):
+        one_decision = max(one_decision, C.NODE_POINTS.max())
+    return (0.0, float(one_decision + max_stall_points(config)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -295,11 +389,18 @@ def init(config: Config, keys: np.ndarray) -> State:
 
     ships = _deal_ships(config, n, k_ships, k_bags)
 
-    # business board: the leftmost `p` waiting spaces of each row from the 23 basic tokens
-    basic = np.array(C.BASIC_GAME_TOKENS, dtype=np.int8)
-    drawn = basic[rng.permutations(k_board, len(basic))[:, : C.N_ROWS * C.TOKENS_PER_ROW[p]]]
+    # business board: the leftmost `p` waiting spaces of each row from the 23 basic tokens (all 24 with
+    # the factory); the score attack keeps the undrawn tokens as its face-down pile
+    tokens = game_tokens(config).astype(np.int8)
+    per_row = tokens_per_row(config)
+    shuffled = tokens[rng.permutations(k_board, len(tokens))]
+    drawn = shuffled[:, : C.N_ROWS * per_row]
     board = np.full((n, C.N_ROWS, C.ROW_SLOTS), NO, dtype=np.int8)
-    board[:, :, : C.TOKENS_PER_ROW[p]] = drawn.reshape(n, C.N_ROWS, C.TOKENS_PER_ROW[p])
+    board[:, :, :per_row] = drawn.reshape(n, C.N_ROWS, per_row)
+    pile = np.zeros((n, C.N_TOKENS), dtype=bool)
+    if is_solo(config):
+        pile[np.arange(n)[:, None], shuffled[:, C.N_ROWS * per_row :]] = True
+    start_node = C.START_NODE if has_factory(config) else NO
 
     state = State(
         config=config,
@@ -321,11 +422,17 @@ def init(config: Config, keys: np.ndarray) -> State:
         milkshake_paid=np.zeros((n, p, C.N_FRUITS), dtype=np.int8),
         claims=np.zeros((n, p, C.N_ROWS), dtype=np.int8),
         points=np.zeros((n, p, len(SOURCES)), dtype=np.int16),
-        license_left=np.full(n, C.LICENSE_STEPS[p], dtype=np.int8),
+        license_left=np.full(n, license_steps(config), dtype=np.int8),
         pending_cell=np.full(n, NO, dtype=np.int8),
         pending_token=np.full(n, NO, dtype=np.int8),
         pending_amount=np.zeros(n, dtype=np.int8),
         pending_rotation=np.full(n, NO, dtype=np.int8),
+        discs=np.full((n, p, C.FACTORY_DISCS), start_node, dtype=np.int8),
+        arrows_paid=np.zeros((n, p, C.N_ARROWS), dtype=np.int8),
+        circles_scored=np.zeros((n, p, C.N_NODES), dtype=np.int8),
+        pending_arrow=np.full(n, NO, dtype=np.int8),
+        pending_disc=np.full(n, NO, dtype=np.int8),
+        pile=pile,
     )
     _begin_turn(state, np.arange(n))
     return state
@@ -400,6 +507,35 @@ def _shapes_fit(island: np.ndarray) -> np.ndarray:
     return G.shapes_fit(G.bits(island == EMPTY))
 
 
+def node_occupancy(discs: np.ndarray) -> np.ndarray:
+    """`(..., P, 12)` int: factory discs of each player on each node, from `discs (..., P, 2)` (-1: none)."""
+    return (discs[..., :, None] == np.arange(C.N_NODES)).sum(axis=-2)
+
+
+def _factory_moves(s: State, g: np.ndarray) -> np.ndarray:
+    """`(m, 14)` bool: arrows the mover may advance a disc along now (step 3).
+
+    An arrow starts where one of the mover's discs that has not moved this turn stands; it leads to a
+    tank (always room: one circle per colour, own discs stack), a single circle that is free or holds
+    the mover's other disc (circles of other colours block), or a final circle nobody has reached;
+    its fruit is in the reserve, unless it is the arrow the other disc just took from the same circle.
+    """
+    p = _mover(s, g)
+    m = len(g)
+    occupancy = node_occupancy(s.discs[g].astype(np.int64))  # (m, P, 12)
+    anyone = occupancy.sum(axis=1) > 0
+    others = anyone & (occupancy.sum(axis=1) > occupancy[np.arange(m), p])
+    discs = s.discs[g, p].astype(np.int64)  # (m, 2)
+    unmoved = np.arange(C.FACTORY_DISCS)[None, :] != s.pending_disc[g, None]
+    at_source = ((discs[:, :, None] == C.ARROW_FROM[None, None, :]) & unmoved[:, :, None]).any(axis=1)  # (m, 14)
+    target_blocked = (~C.NODE_IS_TANK[C.ARROW_TO] & others[:, C.ARROW_TO]) | (
+        C.NODE_IS_FINAL[C.ARROW_TO] & anyone[:, C.ARROW_TO]
+    )
+    free_ride = np.arange(C.N_ARROWS)[None, :] == s.pending_arrow[g, None]
+    affordable = (s.fruit[g, p][:, None, :] >= C.ARROW_COST[None]).all(axis=2) | free_ride
+    return at_source & ~target_blocked & affordable
+
+
 # ----------------------------------------------------------------------------------------------
 # Masks
 
@@ -445,6 +581,11 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     if len(g):
         mask[g[:, None], CELL + G.BEACH_CELLS[None, :]] = _suppliable(state, g, mover[g])
         mask[g, CLAIM:PASS] = _claimable(state, g, mover[g])
+        mask[g, PASS] = True
+
+    g = np.flatnonzero(deciding & (phase == FACTORY))
+    if len(g):
+        mask[g, ARROW : ARROW + C.N_ARROWS] = _factory_moves(state, g)
         mask[g, PASS] = True
 
     g = np.flatnonzero(deciding & (phase == ROTATE_PHASE))
@@ -519,16 +660,20 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
         _rotate,
         _place,
         _claim_fruit,
+        _factory,
     )
-    ended = []
+    step_two_over, turn_over = [], []
     for ph, handler in enumerate(handlers):
         g = by_phase[ph]
         if len(g):
-            done_turn = handler(s, g, actions[g])
-            if done_turn is not None and len(done_turn):
-                ended.append(done_turn)
-    if ended:
-        _end_turn(s, np.concatenate(ended), rewards)
+            done = handler(s, g, actions[g])
+            if done is not None and len(done):
+                (turn_over if ph == FACTORY else step_two_over).append(done)
+    if step_two_over:
+        g = np.concatenate(step_two_over)
+        turn_over.append(_begin_factory(s, g) if has_factory(s.config) else g)
+    if turn_over:
+        _end_turn(s, np.concatenate(turn_over), rewards)
     if s.config.reward == "score":
         rewards += (s.points.sum(axis=2) - state.points.sum(axis=2)).astype(np.float32)
     return s, rewards
@@ -683,6 +828,58 @@ def _place(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
     return g[~adv]
 
 
+def _begin_factory(s: State, g: np.ndarray) -> np.ndarray:
+    """Step 3 for the games `g` whose step 2 is over; returns those where no disc can advance (turn over)."""
+    s.pending_cell[g] = NO
+    s.pending_token[g] = NO
+    s.pending_amount[g] = 0
+    s.pending_rotation[g] = NO
+    s.pending_arrow[g] = NO
+    s.pending_disc[g] = NO
+    can = _factory_moves(s, g).any(axis=1)
+    s.phase[g[can]] = FACTORY
+    return g[~can]
+
+
+def _factory(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Advance one factory disc along arrow `a`, or pass; returns the games whose step 3 is over."""
+    stop = a == PASS
+    over = [g[stop]]
+    g, a = g[~stop], a[~stop]
+    if len(g):
+        p = _mover(s, g)
+        arrow = a - ARROW
+        source, target = C.ARROW_FROM[arrow], C.ARROW_TO[arrow]
+        discs = s.discs[g, p].astype(np.int64)  # (m, 2)
+        disc = np.where((discs[:, 0] == source) & (s.pending_disc[g] != 0), 0, 1)
+        other = 1 - disc
+        rows = np.arange(len(g))
+        # "if both of your discs start the turn on the same circle and you decide to advance them along
+        # the same arrow, pay the fruit cost only once"
+        pays = arrow != s.pending_arrow[g]
+        cost = C.ARROW_COST[arrow] * pays[:, None]
+        s.fruit[g, p] -= cost
+        s.arrows_paid[g[pays], p[pays], arrow[pays]] += 1
+        # "Whenever you move to a free circle, gain any points you cover. You don't get points when you
+        # move your disc onto your other one."
+        covers = discs[rows, other] != target
+        s.points[g, p, FACTORY_PTS] += np.where(covers, C.NODE_POINTS[target], 0).astype(np.int16)
+        s.circles_scored[g[covers], p[covers], target[covers]] += 1
+        s.discs[g, p, disc] = target
+        _license_step(s, g[C.NODE_IS_FINAL[target]])  # a final circle's license icon
+        first = s.pending_disc[g] == NO
+        s.pending_disc[g] = disc
+        s.pending_arrow[g] = np.where(first, arrow, s.pending_arrow[g])
+        second_possible = first.copy()
+        if first.any():
+            second_possible[first] = _factory_moves(s, g[first]).any(axis=1)
+        over.append(g[~second_possible])
+    done = np.concatenate(over)
+    s.pending_arrow[done] = NO
+    s.pending_disc[done] = NO
+    return done
+
+
 def _end_turn(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
     """Pass the turn to the left; after the last seat, a round ends (and perhaps the game)."""
     p = s.config.num_players
@@ -690,13 +887,45 @@ def _end_turn(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
     wrapped = g[s.to_move[g] == 0]
     s.round[wrapped] += 1
     over = wrapped[s.license_left[wrapped] == 0]
-    capped = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] >= C.ROUND_CAP)]
-    s.truncated[capped] = True
+    capped = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] >= round_cap(s.config))]
+    s.truncated[capped] = not is_solo(s.config)  # the score attack's round limit is its normal end
     finished = np.concatenate([over, capped])
     if len(finished):
         _finish(s, finished, rewards)
     going = np.setdiff1d(g, finished, assume_unique=True)
+    if is_solo(s.config):
+        _rival_and_refill(s, np.intersect1d(going, wrapped, assume_unique=True))
     _begin_turn(s, going)
+
+
+def rival_row(rounds_completed: np.ndarray) -> np.ndarray:
+    """Score attack: the business row (0-based) the rival empties a slot of at the end of the current round."""
+    return np.asarray(rounds_completed, dtype=np.int64) % C.N_ROWS
+
+
+def _rival_and_refill(s: State, g: np.ndarray) -> None:
+    """Score attack, end of a round: the rival returns the leftmost token of the round's row to the box,
+    then the empty waiting spaces of the display (2 leftmost of each row, row 1 first) are refilled from
+    the face-down pile while it lasts."""
+    if not len(g):
+        return
+    m = len(g)
+    row = rival_row(s.round[g] - 1)
+    waiting = s.board[g, row] >= 0  # (m, 4)
+    taken = np.flatnonzero(waiting.any(axis=1))
+    s.board[g[taken], row[taken], waiting[taken].argmax(axis=1)] = NO
+    s.keys[g], draw_keys = rng.split(s.keys[g])
+    order = np.argsort(np.where(s.pile[g], rng.uniform(draw_keys, C.N_TOKENS), 2.0), axis=1, kind="stable")
+    per_row = tokens_per_row(s.config)
+    display = s.board[g, :, :per_row].reshape(m, -1)  # (m, 10) rows 1..5, slots left to right
+    empty = display < 0
+    k = np.cumsum(empty, axis=1) - 1  # the k-th empty space takes the k-th token of the shuffled pile
+    fill = empty & (k < s.pile[g].sum(axis=1)[:, None])
+    drawn = np.take_along_axis(order, np.maximum(k, 0), axis=1)
+    rows_filled, spaces = np.nonzero(fill)
+    s.pile[g[rows_filled], drawn[rows_filled, spaces]] = False
+    display[fill] = drawn[fill]
+    s.board[g, :, :per_row] = display.reshape(m, C.N_ROWS, per_row)
 
 
 def _begin_turn(s: State, g: np.ndarray) -> None:
@@ -718,32 +947,46 @@ def owned_tokens(island: np.ndarray) -> np.ndarray:
     return (island[..., :, None] == TOKEN + np.arange(C.N_TOKENS, dtype=np.int8)).any(axis=-2)
 
 
-def stall_points(island: np.ndarray, ship_present: np.ndarray) -> np.ndarray:
-    """`(..., P)` end-of-game stall points of islands `(..., P, 25)` with ships `(..., P, 12)`.
+BOTTLE_OF_NODE = np.append(C.NODE_BOTTLE, 0).astype(np.int64)  # index -1 (no disc): no bottle
+
+
+def bottles(discs: np.ndarray) -> np.ndarray:
+    """`(..., P)` bottles beneath each player's factory discs `(..., P, 2)` (0 without the factory)."""
+    return BOTTLE_OF_NODE[discs.astype(np.int64)].sum(axis=-1)
+
+
+def stall_points(island: np.ndarray, ship_present: np.ndarray, discs: np.ndarray | None = None) -> np.ndarray:
+    """`(..., P)` end-of-game stall points of islands `(..., P, 25)` with ships `(..., P, 12)` and factory
+    discs `(..., P, 2)` (none: no factory).
 
     Beach chair rental: 4 per beach cleared of all its ships; catering service: 4 per own mobile
-    token with the catering symbol; info booth: 1 per star on own venues.
+    token with the catering symbol; info booth: 1 per star on own venues; lemonade stand: the bottle
+    beneath each own factory disc.
     """
     owned = owned_tokens(island)  # (..., P, 24)
     stall = {k: owned[..., t] for t, k in enumerate(C.TOKEN_STALL) if k >= 0}
     cleared = np.stack([~ship_present[..., list(b)].any(axis=-1) for b in C.BEACHES.values()], axis=-1).sum(-1)
     catering = (owned & C.TOKEN_CATERING).sum(axis=-1)
     stars = (owned * C.TOKEN_STARS).sum(axis=-1)
+    lemonade = 0 if discs is None else stall[C.STALL_LEMONADE] * bottles(discs)
     return (
         stall[C.STALL_CHAIRS] * C.STALL_POINTS_PER_BEACH * cleared
         + stall[C.STALL_CATERING] * C.STALL_POINTS_PER_CATERING * catering
         + stall[C.STALL_INFO] * C.STALL_POINTS_PER_STAR * stars
+        + lemonade
     ).astype(np.int16)
 
 
 def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
-    s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g])
+    s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g], s.discs[g])
     s.done[g] = True
     s.phase[g] = OVER
     s.pending_cell[g] = NO
     s.pending_token[g] = NO
     s.pending_amount[g] = 0
     s.pending_rotation[g] = NO
+    s.pending_arrow[g] = NO
+    s.pending_disc[g] = NO
     if s.config.reward == "terminal":
         rewards[g] = np.where(winners(s.take(g)), 1.0, -1.0)
 
@@ -795,13 +1038,16 @@ def observe(state: State, player) -> np.ndarray:
     island = state.island[r, order]  # (n, P, 25), observer first
     ships = SHIP_FEATURES[state.ships[r, order]] * state.ship_present[r, order][..., None]
     lay = observation_layout(cfg)
+    final_round = state.license_left == 0
+    if is_solo(cfg):
+        final_round = final_round | (state.round == round_cap(cfg) - 1)
     parts = {
-        "phase": _one_hot(state.phase, N_LIVE_PHASES, live),
+        "phase": _one_hot(state.phase, lay["phase"].stop - lay["phase"].start, live),
         "to_move": _one_hot((state.to_move.astype(np.int64) - seat) % p, p, live),
         "seat": _one_hot(seat, p),
-        "round": (state.round / C.ROUND_CAP)[:, None],
-        "license_left": (state.license_left / C.LICENSE_STEPS[p])[:, None],
-        "final_round": (state.license_left == 0)[:, None],
+        "round": (state.round / round_cap(cfg))[:, None],
+        "license_left": (state.license_left / license_steps(cfg))[:, None],
+        "final_round": final_round[:, None],
         "stacks": state.stacks / C.STACK_SIZE,
         "board": TOKEN_ONE_HOT[state.board.reshape(n, N_SLOTS)].reshape(n, -1),
         "pending_cell": _one_hot(state.pending_cell, G.N_CELLS),
@@ -812,7 +1058,17 @@ def observe(state: State, player) -> np.ndarray:
         "scores": state.points.sum(axis=2)[r, order] / 100.0,
         "ships": ships.reshape(n, -1),
     }
-    obs = np.empty((n, lay["islands"].stop), dtype=np.float32)
+    if has_factory(cfg):
+        discs = state.discs[r, order]  # (n, P, 2), observer first
+        finals = node_occupancy(state.discs.astype(np.int64)).sum(axis=1)[:, C.NODE_IS_FINAL] > 0
+        parts["factory_discs"] = node_occupancy(discs).reshape(n, -1) / C.FACTORY_DISCS
+        parts["finals_taken"] = finals
+        parts["bottles"] = bottles(discs) / MAX_BOTTLES
+        parts["pending_arrow"] = _one_hot(state.pending_arrow, C.N_ARROWS)
+    if is_solo(cfg):
+        parts["pile"] = state.pile
+        parts["rival_row"] = _one_hot(rival_row(state.round), C.N_ROWS, live)
+    obs = np.empty((n, *observation_shape(cfg)), dtype=np.float32)
     for name, values in parts.items():
         obs[:, lay[name]] = values
     planes = obs[:, lay["islands"]].reshape(n, p, N_CHANNELS, G.N_CELLS)  # a view: channel-major per player
@@ -826,9 +1082,10 @@ def observe(state: State, player) -> np.ndarray:
 ROTATION_NAMES = tuple(f"rotate {90 * k}" for k in range(G.MAX_ROTATIONS))
 
 
-def action_to_string(config: Config, action: int) -> str:
-    """Readable name of an action; cell actions read in the light of the phase (move from/to, supply, place)."""
-    action = int(action)
+ARROW_ACTION_NAMES = tuple(f"arrow {name}" for name in C.ARROW_NAMES)  # "arrow S-A1"
+
+
+def _base_name(action: int) -> str:
     if CELL <= action < CLAIM:
         return G.CELL_NAMES[action - CELL]
     if CLAIM <= action < PASS:
@@ -842,24 +1099,41 @@ def action_to_string(config: Config, action: int) -> str:
         return f"split {action - SPLIT}"
     if PRODUCE <= action < MILKSHAKE:
         return f"ice cream {C.STACK_NAMES[action - PRODUCE]}"
-    if MILKSHAKE <= action < NUM_ACTIONS:
-        return f"milkshake {C.FRUITS[action - MILKSHAKE]}"
-    raise ValueError(f"Juicy Fruits actions are 0..{NUM_ACTIONS - 1}, got {action}")
+    return f"milkshake {C.FRUITS[action - MILKSHAKE]}"
+
+
+def action_to_string(config: Config, action: int) -> str:
+    """Readable name of an action; cell actions read in the light of the phase (move from/to, supply, place).
+
+    With the juice factory, the first 14 actions also name the factory's arrows (step 3):
+    "a1 / arrow S-A1".
+    """
+    action = int(action)
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"Juicy Fruits actions are 0..{NUM_ACTIONS - 1}, got {action}")
+    name = _base_name(action)
+    if config is not None and has_factory(config) and ARROW <= action < ARROW + C.N_ARROWS:
+        name += f" / {ARROW_ACTION_NAMES[action - ARROW]}"
+    return name
 
 
 ACTION_NAMES = tuple(action_to_string(None, a) for a in range(NUM_ACTIONS))
+_ACTION_BY_NAME = {name.lower(): a for a, name in enumerate(ACTION_NAMES)}
+for _k, _name in enumerate(ARROW_ACTION_NAMES):
+    _ACTION_BY_NAME[_name.lower()] = _ACTION_BY_NAME[f"{ACTION_NAMES[ARROW + _k]} / {_name}".lower()] = ARROW + _k
 
 
 def string_to_action(config: Config, text: str) -> int:
-    """The action named `text` (as `action_to_string` writes it)."""
+    """The action named `text` (as `action_to_string` writes it; "a1" and "arrow S-A1" name the same action)."""
     key = " ".join(str(text).strip().lower().split())
-    for a, name in enumerate(ACTION_NAMES):
-        if key == name.lower():
-            return a
-    raise ValueError(
-        f"no Juicy Fruits action is called {text!r}; actions are cells 'a1'..'e5', 'claim row R slot K', "
-        "'pass', 'rotate 0/90/180/270', 'split K', 'ice cream green 8' ..., 'milkshake banana' ..."
-    )
+    action = _ACTION_BY_NAME.get(key)
+    if action is None or (key.startswith("arrow") or "/" in key) and not (config is None or has_factory(config)):
+        raise ValueError(
+            f"no Juicy Fruits action is called {text!r}; actions are cells 'a1'..'e5', 'claim row R slot K', "
+            "'pass', 'rotate 0/90/180/270', 'split K', 'ice cream green 8' ..., 'milkshake banana' ..., "
+            "and with the juice factory 'arrow S-A1' ..."
+        )
+    return action
 
 
 # ----------------------------------------------------------------------------------------------
@@ -874,11 +1148,12 @@ def fruit_spent(state: State) -> np.ndarray:
     ice_cream = state.markers[..., : C.N_ICE_CREAM_STACKS].astype(np.int64)
     spent += ice_cream @ C.STACK_COST[: C.N_ICE_CREAM_STACKS].astype(np.int64)
     spent += C.MILKSHAKE_FRUITS * state.milkshake_paid.astype(np.int64)
+    spent += state.arrows_paid.astype(np.int64) @ C.ARROW_COST.astype(np.int64)
     return spent
 
 
 def traced_points(state: State) -> np.ndarray:
-    """`(n, P, 5)` points each source must have paid, recomputed from the record (stalls: once over)."""
+    """`(n, P, 6)` points each source must have paid, recomputed from the record (stalls: once over)."""
     out = np.zeros(state.points.shape, dtype=np.int64)
     supplied = (~state.ship_present) * C.SHIP_POINTS[state.ships]
     out[..., SHIPS_PTS] = supplied.sum(axis=2)
@@ -886,14 +1161,16 @@ def traced_points(state: State) -> np.ndarray:
     owned = owned_tokens(state.island)
     out[..., VENUES_PTS] = (owned * np.where(C.IS_VENUE, C.TOKEN_POINTS, 0)).sum(axis=2)
     out[..., MARKERS_PTS] = state.markers.astype(np.int64) @ C.STACK_VALUE.astype(np.int64)
-    out[..., STALLS_PTS] = np.where(state.done[:, None], stall_points(state.island, state.ship_present), 0)
+    stalls = stall_points(state.island, state.ship_present, state.discs)
+    out[..., STALLS_PTS] = np.where(state.done[:, None], stalls, 0)
+    out[..., FACTORY_PTS] = state.circles_scored.astype(np.int64) @ C.NODE_POINTS.astype(np.int64)
     return out
 
 
 def invariants(state: State) -> list[str]:
     """Problems with a batch (empty when sound): fruit and points accounted, tokens and markers conserved."""
     cfg = state.config
-    n, p = state.batch_size, cfg.num_players
+    n = state.batch_size
     problems = []
 
     def check(bad: np.ndarray, what: str) -> None:
@@ -906,15 +1183,17 @@ def invariants(state: State) -> list[str]:
     # fruit: reserve = taken from the supply - returned for ships, claims, ice cream and milkshakes
     check(state.fruit < 0, "negative fruit reserve")
     check(state.fruit != state.fruit_gained - fruit_spent(state), "fruit not accounted")
-    # points: every point traced to a ship, claim, venue, marker or stall
+    # points: every point traced to a ship, claim, venue, marker, stall or factory circle
     check(state.points != traced_points(state), "points not traced to their sources")
     # markers conserved; milkshakes paid
     check(state.stacks + state.markers.sum(axis=1) != C.STACK_SIZE, "ice cream markers not conserved")
     check(state.stacks < 0, "negative stack")
     check(state.milkshake_paid.sum(axis=2) != state.markers[..., C.MILKSHAKE], "milkshakes not paid for")
-    # license marker: one step per claim and per emptied stack, nothing beyond X
+    # license marker: one step per claim, per emptied stack and per final factory circle reached, nothing beyond X
+    occupancy = node_occupancy(state.discs.astype(np.int64))  # (n, P, 12)
     moved = state.claims.sum(axis=(1, 2)) + (state.stacks == 0).sum(axis=1)
-    check(state.license_left != np.maximum(C.LICENSE_STEPS[p] - moved, 0), "license marker misplaced")
+    moved += (occupancy.sum(axis=1)[:, C.NODE_IS_FINAL] > 0).sum(axis=1)
+    check(state.license_left != np.maximum(license_steps(cfg) - moved, 0), "license marker misplaced")
     # islands: each collector once, ships on their beach cells, corners as configured
     island = state.island
     for f in range(C.N_FRUITS):
@@ -937,9 +1216,13 @@ def invariants(state: State) -> list[str]:
     pending = np.zeros((n, C.N_TOKENS), dtype=np.int64)
     placing = np.isin(state.phase, (ROTATE_PHASE, PLACE))
     pending[np.flatnonzero(placing), state.pending_token[placing]] = 1
-    where = on_board + (cells > 0).sum(axis=1) + pending
+    where = on_board + (cells > 0).sum(axis=1) + pending + state.pile
     check(where > 1, "a business token is in two places")
-    check(on_board[:, C.LEMONADE] > 0, "the lemonade stand is on the board of a basic game")
+    if not has_factory(cfg):
+        check(where[:, C.LEMONADE] > 0, "the lemonade stand is in a basic game")
+    check(state.board[:, :, tokens_per_row(cfg) :] >= 0, "a token on a waiting space not used with this many players")
+    if not is_solo(cfg):
+        check(state.pile, "a face-down business pile outside the score attack")
     owned = (cells > 0).sum(axis=2)
     owned[np.flatnonzero(placing), state.to_move[placing]] += 1
     check(owned != state.claims.sum(axis=2), "tokens owned differ from tokens claimed")
@@ -954,14 +1237,49 @@ def invariants(state: State) -> list[str]:
     # ships: each token dealt once
     dealt = np.sort(state.ships.reshape(n, -1), axis=1)
     check((dealt[:, 1:] == dealt[:, :-1]).any(axis=1), "a ship token dealt twice")
+    _factory_invariants(state, occupancy, check)
     # phases and turns
     check(state.done != (state.phase == OVER), "done and phase disagree")
     check(state.truncated & ~state.done, "truncated but not done")
     early = state.done & ~state.truncated & (state.license_left > 0)
+    if is_solo(cfg):
+        check(state.truncated, "a score attack is never truncated (its round limit is its end)")
+        early &= state.round < round_cap(cfg)
     check(early, "the game ended before the license marker reached X")
-    check(state.round > C.ROUND_CAP, "past the round cap")
+    check(state.round > round_cap(cfg), "past the round cap")
     check(~state.done & (state.phase == MOVE_TO) & (state.pending_cell < 0), "moving without a token")
     return problems
+
+
+def _factory_invariants(state: State, occupancy: np.ndarray, check) -> None:
+    """Factory discs where the rules allow them, their moves paid for and their points recorded."""
+    cfg = state.config
+    n = state.batch_size
+    in_factory = state.phase == FACTORY
+    check((state.pending_arrow >= 0) & ~in_factory, "a pending factory arrow outside step 3")
+    check((state.pending_disc >= 0) != (state.pending_arrow >= 0), "pending factory disc and arrow disagree")
+    if not has_factory(cfg):
+        check(state.discs != NO, "factory discs in a basic game")
+        check(state.arrows_paid != 0, "factory arrows paid in a basic game")
+        check(state.circles_scored != 0, "factory circles scored in a basic game")
+        check(in_factory, "step 3 in a basic game")
+        return
+    check((state.discs < 0) | (state.discs >= C.N_NODES), "a factory disc off the factory")
+    colours = (occupancy > 0).sum(axis=1)  # (n, 12)
+    check((colours > 1) & ~C.NODE_IS_TANK, "two colours on one single circle")
+    check(colours > C.TANK_CIRCLES, "more colours in a tank than it has circles")
+    check(occupancy.sum(axis=1)[:, C.NODE_IS_FINAL] > 1, "a second disc on a final circle (it is blocked)")
+    moves = C.NODE_DEPTH[state.discs.astype(np.int64)].sum(axis=2)  # (n, P): arrows advanced so far
+    check(state.arrows_paid.sum(axis=2) > moves, "factory arrows paid for moves never made")
+    check(state.circles_scored.sum(axis=2) > moves, "factory circles scored without moves")
+    check(state.arrows_paid < 0, "negative factory record")
+    check(state.circles_scored < 0, "negative factory record")
+    g = np.flatnonzero(state.pending_disc >= 0)
+    if len(g):
+        moved_to = state.discs[g, state.to_move[g].astype(np.int64), state.pending_disc[g].astype(np.int64)]
+        bad = np.zeros(n, dtype=bool)
+        bad[g] = moved_to != C.ARROW_TO[state.pending_arrow[g].astype(np.int64)]
+        check(bad, "the disc that moved this turn is not where its arrow leads")
 
 
 # Readable views (describe, from_description, render) live in `text.py`.

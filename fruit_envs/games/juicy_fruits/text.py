@@ -61,10 +61,23 @@ def _token_id(code, where: str) -> int:
     return C.TOKEN_CODES.index(code)
 
 
+def _arrow(a) -> str | None:
+    return None if a < 0 else C.ARROW_NAMES[int(a)]
+
+
+def _nonzero(counts, names) -> dict[str, int]:
+    return {names[j]: int(c) for j, c in enumerate(counts) if c}
+
+
 def describe(state, i: int = 0) -> dict:
-    """Complete JSON-able picture of game `i` (nothing is hidden after setup)."""
+    """Complete JSON-able picture of game `i` (nothing is hidden after setup).
+
+    With the juice factory each player also lists its factory discs (node names), the arrows it paid
+    for and the free circles it covered; the score attack lists the tokens in its face-down pile.
+    """
     cfg = state.config
     p = cfg.num_players
+    factory = R.has_factory(cfg)
     seats = [f"player_{k}" for k in range(p)]
     players = {}
     for k, seat in enumerate(seats):
@@ -76,13 +89,26 @@ def describe(state, i: int = 0) -> dict:
             "claims_per_row": [int(x) for x in state.claims[i, k]],
             "markers": {C.STACK_NAMES[s]: int(state.markers[i, k, s]) for s in range(C.N_STACKS)},
             "milkshakes_paid_with": _fruit_dict(state.milkshake_paid[i, k]),
-            "points": {src: int(state.points[i, k, j]) for j, src in enumerate(R.SOURCES)},
+            "points": {src: int(state.points[i, k, j]) for j, src in enumerate(R.sources(cfg))},
             "score": int(state.points[i, k].sum()),
         }
+        if factory:
+            players[seat]["factory_discs"] = [C.NODE_NAMES[int(node)] for node in state.discs[i, k]]
+            players[seat]["factory_arrows_paid"] = _nonzero(state.arrows_paid[i, k], C.ARROW_NAMES)
+            players[seat]["factory_circles_scored"] = _nonzero(state.circles_scored[i, k], C.NODE_NAMES)
     cell = int(state.pending_cell[i])
     rotation = int(state.pending_rotation[i])
-    return {
-        "game": R.SPEC.id,
+    pending = {
+        "cell": None if cell < 0 else G.CELL_NAMES[cell],
+        "token": _token(state.pending_token[i]),
+        "amount": int(state.pending_amount[i]),
+        "rotation": None if rotation < 0 else rotation,
+    }
+    if factory:
+        disc = int(state.pending_disc[i])
+        pending.update(arrow=_arrow(state.pending_arrow[i]), disc=None if disc < 0 else disc)
+    out = {
+        "game": type(state).GAME,
         "version": R.SPEC.version,
         "config": cfg.to_dict(),
         "rng_key": str(int(state.keys[i])),
@@ -93,31 +119,36 @@ def describe(state, i: int = 0) -> dict:
         "phase": R.PHASE_NAMES[int(state.phase[i])],
         "to_move": seats[int(state.to_move[i])],
         "license_steps_left": int(state.license_left[i]),
-        "pending": {
-            "cell": None if cell < 0 else G.CELL_NAMES[cell],
-            "token": _token(state.pending_token[i]),
-            "amount": int(state.pending_amount[i]),
-            "rotation": None if rotation < 0 else rotation,
-        },
+        "pending": pending,
         "business_board": [[_token(t) for t in row] for row in state.board[i]],
         "stacks": {C.STACK_NAMES[s]: int(state.stacks[i, s]) for s in range(C.N_STACKS)},
         "players": players,
         "hidden": {},
     }
+    if R.is_solo(cfg):
+        out["business_pile"] = [C.TOKEN_CODES[t] for t in np.flatnonzero(state.pile[i])]
+    return out
 
 
-def from_description(d: dict):
+def from_description(d: dict, spec=None, state_cls=None):
     """The batch-of-1 state `describe` pictured. Unnamed details take defaults: what `init` deals from
-    `rng_key` (islands, ships, board), zero fruit and markers, and the records derived from the rest
-    (claims: tokens owned count as claimed from row 1; fruit_gained: reserve + fruit spent; points:
-    traced from the record; stacks: full minus markers taken; license: steps taken so far)."""
-    if d.get("game", R.SPEC.id) != R.SPEC.id:
-        raise ValueError(f"description is of {d.get('game')!r}, not {R.SPEC.id!r}")
-    if int(d.get("version", R.SPEC.version)) != R.SPEC.version:
-        raise ValueError(f"description is of version {d['version']}, rules are v{R.SPEC.version}")
+    `rng_key` (islands, ships, board), zero fruit and markers, factory discs in the start tank, and the
+    records derived from the rest (claims: tokens owned count as claimed from row 1; fruit_gained:
+    reserve + fruit spent; points: traced from the record; stacks: full minus markers taken; license:
+    steps taken so far; the score attack's pile: the game's tokens not on the board or an island).
+
+    `spec` and `state_cls` name the registered game the description is of (default Juicy Fruits; the
+    score attack passes its own)."""
+    spec = R.SPEC if spec is None else spec
+    if d.get("game", spec.id) != spec.id:
+        raise ValueError(f"description is of {d.get('game')!r}, not {spec.id!r}")
+    if int(d.get("version", spec.version)) != spec.version:
+        raise ValueError(f"description is of version {d['version']}, rules are v{spec.version}")
     if "config" not in d:
-        raise ValueError("a description needs a 'config' (at least {'num_players': 2..4})")
-    cfg = R.SPEC.config_from_dict(d["config"])
+        counts = "..".join(str(c) for c in (spec.player_counts[0], spec.player_counts[-1]))
+        raise ValueError(f"a description needs a 'config' (at least {{'num_players': {counts}}})")
+    cfg = spec.config_from_dict(d["config"])
+    factory = R.has_factory(cfg)
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
     key = np.uint64(int(d.get("rng_key", 0)))
@@ -159,6 +190,20 @@ def from_description(d: dict):
             s.milkshake_paid[0, k] = C.fruit_dict_counts(pd["milkshakes_paid_with"])
         else:
             s.milkshake_paid[0, k, 0] = s.markers[0, k, C.MILKSHAKE]
+        for key in ("factory_discs", "factory_arrows_paid", "factory_circles_scored"):
+            if key in pd and not factory:
+                raise ValueError(f"{seat}'s {key} needs the juice factory (config score_board='juicy')")
+        if "factory_discs" in pd:
+            discs = list(pd["factory_discs"])
+            if len(discs) != C.FACTORY_DISCS:
+                raise ValueError(f"factory_discs lists the {C.FACTORY_DISCS} discs' nodes, got {discs!r}")
+            s.discs[0, k] = [_name_index(node, C.NODE_NAMES, "factory nodes") for node in discs]
+        for key, field, names, what in (
+            ("factory_arrows_paid", s.arrows_paid, C.ARROW_NAMES, "factory arrows"),
+            ("factory_circles_scored", s.circles_scored, C.NODE_NAMES, "factory nodes"),
+        ):
+            for name, count in pd.get(key, {}).items():
+                field[0, k, _name_index(name, names, what)] = count
         if "claims_per_row" in pd:
             claims = list(pd["claims_per_row"])
             if len(claims) != C.N_ROWS:
@@ -191,8 +236,22 @@ def from_description(d: dict):
     if "license_steps_left" in d:
         s.license_left[0] = int(d["license_steps_left"])
     else:
-        moved = int(s.claims[0].sum()) + int((s.stacks[0] == 0).sum())
-        s.license_left[0] = max(C.LICENSE_STEPS[p] - moved, 0)
+        finals = int((R.node_occupancy(s.discs[0].astype(np.int64)).sum(axis=0)[C.NODE_IS_FINAL] > 0).sum())
+        moved = int(s.claims[0].sum()) + int((s.stacks[0] == 0).sum()) + finals
+        s.license_left[0] = max(R.license_steps(cfg) - moved, 0)
+    if "business_pile" in d:
+        if not R.is_solo(cfg):
+            raise ValueError("business_pile belongs to the score attack (juicy_fruits_solo)")
+        s.pile[0] = False
+        for code in d["business_pile"]:
+            s.pile[0, _token_id(code, "the business pile")] = True
+    elif R.is_solo(cfg):
+        if "business_board" in d:
+            s.pile[0, R.game_tokens(cfg)] = True
+            s.pile[0, s.board[0][s.board[0] >= 0]] = False
+        s.pile[0] &= ~R.owned_tokens(s.island[0]).any(axis=0)
+        if placing_token is not None:
+            s.pile[0, _token_id(placing_token, "pending")] = False
 
     cell = pending.get("cell")
     if cell is not None and cell not in G.CELL_NAMES:
@@ -202,6 +261,11 @@ def from_description(d: dict):
     s.pending_amount[0] = int(pending.get("amount", 0))
     rotation = pending.get("rotation")
     s.pending_rotation[0] = R.NO if rotation is None else int(rotation)
+    arrow, disc = pending.get("arrow"), pending.get("disc")
+    if (arrow is not None or disc is not None) and not factory:
+        raise ValueError("a pending factory arrow needs the juice factory (config score_board='juicy')")
+    s.pending_arrow[0] = R.NO if arrow is None else _name_index(arrow, C.ARROW_NAMES, "factory arrows")
+    s.pending_disc[0] = R.NO if disc is None else int(disc)
     if phase_name is None:
         R._begin_turn(s, np.array([0]))
         if s.done[0]:
@@ -209,6 +273,8 @@ def from_description(d: dict):
     else:
         s.phase[0] = R.PHASE_NAMES.index(phase_name)
 
+    if state_cls is not None and type(s) is not state_cls:
+        s = state_cls(config=cfg, **s.arrays())
     traced_before = R.traced_points(s)[0]
     for k, seat in enumerate(seats):
         pd = d.get("players", {}).get(seat, {})
@@ -218,8 +284,8 @@ def from_description(d: dict):
             s.fruit_gained[0, k] = s.fruit[0, k] + R.fruit_spent(s)[0, k]
         if "points" in pd:
             for src, value in pd["points"].items():
-                if src not in R.SOURCES:
-                    raise ValueError(f"point sources are {list(R.SOURCES)}, got {src!r}")
+                if src not in R.sources(cfg):
+                    raise ValueError(f"point sources are {list(R.sources(cfg))}, got {src!r}")
                 s.points[0, k, R.SOURCES.index(src)] = value
         else:
             s.points[0, k] = traced_before[k]
@@ -227,6 +293,12 @@ def from_description(d: dict):
     if problems:
         raise ValueError("description is not a consistent Juicy Fruits position: " + "; ".join(problems))
     return s
+
+
+def _name_index(name, names, what: str) -> int:
+    if name not in names:
+        raise ValueError(f"{what} are {list(names)}, got {name!r}")
+    return names.index(name)
 
 
 def _ship_id(name: str) -> int:
@@ -244,8 +316,14 @@ def render(state, i: int = 0) -> str:
     status = "game over" if d["done"] else f"{d['to_move']} to move ({d['phase']})"
     if d["truncated"]:
         status += ", cut off at the round cap"
+    if R.is_solo(cfg):
+        title = f"Juicy Fruits score attack (our single-player mode) - round limit {cfg.rounds}"
+    else:
+        title = f"Juicy Fruits - {cfg.num_players} players"
+    if R.has_factory(cfg):
+        title += " - juice factory"
     lines = [
-        f"Juicy Fruits - {cfg.num_players} players - round {d['rounds_completed'] + 1 - int(d['done'])} - "
+        f"{title} - round {d['rounds_completed'] + 1 - int(d['done'])} - "
         f"license marker {d['license_steps_left']} steps from X - {status}",
         "business board:",
     ]
@@ -254,8 +332,17 @@ def render(state, i: int = 0) -> str:
         tokens = " | ".join(code or "-" for code in row)
         lines.append(f"  row {r + 1} ({cost} -> {C.ROWS[r][1]} pts): {tokens}")
     lines.append("stacks: " + ", ".join(f"{name} x{count}" for name, count in d["stacks"].items()))
+    if R.is_solo(cfg):
+        pile = d["business_pile"]
+        rival = int(R.rival_row(state.round[i])) + 1
+        lines.append(
+            f"face-down pile: {len(pile)} tokens; the rival empties a slot of row {rival} at the end of this round"
+        )
+    if R.has_factory(cfg):
+        discs = "; ".join(f"{seat} {'+'.join(pd['factory_discs'])}" for seat, pd in d["players"].items())
+        lines.append(f"juice factory: {discs}")
     pend = d["pending"]
-    if not d["done"] and (pend["cell"] or pend["token"]):
+    if not d["done"] and (pend["cell"] or pend["token"] or pend.get("arrow")):
         lines.append(f"pending: {pend}")
     for seat, pd in d["players"].items():
         fruit = " ".join(f"{C.FRUIT_LETTERS[f]}{pd['fruit'][name]}" for f, name in enumerate(C.FRUITS))
@@ -269,7 +356,7 @@ def render(state, i: int = 0) -> str:
             if state.ship_present[i, k, pos]
         ]
         lines.append("    ships: " + (", ".join(waiting) if waiting else "none"))
-    if d["done"]:
+    if d["done"] and not R.is_solo(cfg):
         won = int(np.flatnonzero(R.winners(state.take(i))[0])[0])
         lines.append(f"winner: player_{won} with {d['players'][f'player_{won}']['score']} points")
     return "\n".join(lines)
