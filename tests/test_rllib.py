@@ -76,8 +76,16 @@ def test_only_the_seat_to_move_observes_with_the_rules_mask(game, num_players):
     assert steps <= get_spec(game).max_game_length(env.config)
 
 
-@pytest.mark.parametrize("reward", ["terminal", "score"])
-@pytest.mark.parametrize("game, num_players", game_player_params())
+def reward_params() -> list[tuple[str, int, str]]:
+    """Every game and player count with each reward scheme the game allows."""
+    return [
+        (game, p, reward)
+        for game, p in game_player_params()
+        for reward in get_spec(game).config_cls.options()["reward"].metadata["choices"]
+    ]
+
+
+@pytest.mark.parametrize("game, num_players, reward", reward_params())
 def test_each_seat_gets_exactly_what_the_rules_paid_it_when_it_next_acts(game, num_players, reward):
     """Every reward the rules pay a seat waits for that seat's next observation (or the end) and
     reaches that seat only; over a game each seat's rewards sum to the game's own."""
@@ -326,6 +334,7 @@ def test_help_documents_every_field():
         (["--resume", "/nonexistent/run"], "no config.json there"),
         (["--options", "colour=red"], r"unknown option\(s\) \['colour'\]"),
         (["--minibatch-size", "0"], "--minibatch-size must be positive"),
+        (["--game", "juicy_fruits_solo", "--num-players", "1"], "one-player game: RLlib self-play needs two"),
     ],
 )
 def test_bad_arguments_are_clear_errors_before_ray_starts(argv, message, tmp_path, capsys):

@@ -378,6 +378,14 @@ def train(args: Args) -> dict:
             args.total_timesteps = new_total
     try:
         spec = fruit_envs.get_spec(args.game)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+    if max(spec.player_counts) < 2:
+        raise UsageError(
+            f"{spec.name} is a one-player game: RLlib self-play needs two or more seats; "
+            f"train it with python -m training.train_ppo --game {spec.id}"
+        )
+    try:
         game_options = parse_options(args.options)
         config = spec.make_config(args.num_players, reward=args.reward, **game_options)
     except ValueError as error:
