@@ -1,6 +1,7 @@
 """Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
 
-`make_agent("random" | "greedy" | "ppo:PATH", game, config)` builds one by name.
+`make_agent("random" | "greedy" | "ppo:PATH" | "rllib:PATH", game, config)` builds one by name
+(`rllib:PATH`: a `training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from agents.base import Agent
 from agents.random import RandomAgent
 from fruit_envs.core.spec import Config, GameSpec, get_spec
 
-AGENT_NAMES = ("random", "greedy", "ppo:PATH")
+AGENT_NAMES = ("random", "greedy", "ppo:PATH", "rllib:PATH")
 
 
 def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
@@ -33,6 +34,13 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from agents.ppo import PPOAgent
 
         return PPOAgent(path, spec, config)
+    if name.startswith("rllib:"):
+        path = Path(name[6:])
+        if not path.is_dir():
+            raise ValueError(f"no RLlib model folder at {str(path)!r} (from agent name {name!r})")
+        from agents.rllib import RLlibAgent
+
+        return RLlibAgent(path, spec, config)
     raise ValueError(f"unknown agent {name!r}; known agents are {list(AGENT_NAMES)}")
 
 
