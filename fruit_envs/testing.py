@@ -19,7 +19,7 @@ import numpy as np
 
 from fruit_envs.core import rng as frng
 from fruit_envs.core import state as fstate
-from fruit_envs.core.spec import GameSpec, get_spec
+from fruit_envs.core.spec import GameSpec, get_spec, outcome_rewards
 
 
 class ConformanceError(AssertionError):
@@ -139,6 +139,9 @@ def check_game(
     if config.reward == "terminal":
         if not np.isin(returns, (-1.0, 0.0, 1.0)).all():
             _fail("terminal rewards must total +1, 0 or -1 per player")
+        ended = state.done & ~state.truncated
+        if not np.allclose(returns[ended], outcome_rewards(rules.winners(state))[ended]):
+            _fail("terminal rewards differ from the winners: +1 each winner, -1 each other, 0 all round in a full draw")
         wins = (returns == 1).any(axis=1)
         report.outcomes = {"decided": int(wins.sum()), "full_draw": int((returns == 0).all(axis=1).sum())}
 

@@ -21,6 +21,14 @@ def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type
     return field(default=default, metadata={"choices": choices, "doc": doc, "kind": kind})
 
 
+def outcome_rewards(won: np.ndarray) -> np.ndarray:
+    """The `reward="terminal"` contract for `(n, P)` winner flags: +1 each winner, -1 each other
+    player, 0 all round when everyone shares the win (a full draw)."""
+    rewards = np.where(won, 1.0, -1.0).astype(np.float32)
+    rewards[won.all(axis=1)] = 0.0
+    return rewards
+
+
 @dataclass(frozen=True)
 class Config:
     """Constructor options of one game; each game subclasses it with its variants.

@@ -22,7 +22,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng
-from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.cherry_picking import components as C
 
@@ -405,10 +405,7 @@ def _end_set(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
 
 def terminal_rewards(scores: np.ndarray) -> np.ndarray:
     """+1 each player with the highest total, -1 each other, 0 all round when everyone ties."""
-    best = scores == scores.max(axis=1, keepdims=True)
-    rewards = np.where(best, 1.0, -1.0).astype(np.float32)
-    rewards[best.all(axis=1)] = 0.0
-    return rewards
+    return outcome_rewards(scores == scores.max(axis=1, keepdims=True))
 
 
 def final_scores(state: State) -> np.ndarray:

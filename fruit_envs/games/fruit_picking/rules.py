@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng
-from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.fruit_picking import components as C
 
@@ -467,7 +467,7 @@ def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         s.done[over] = True
         s.phase[over] = OVER
         if cfg.reward == "terminal":
-            rewards[over] = terminal_rewards(winners(s.take(over)))
+            rewards[over] = outcome_rewards(winners(s.take(over)))
     capped = games[round_over & ~s.done[games] & (s.rounds[games] >= cfg.max_rounds)]
     s.done[capped] = s.truncated[capped] = True
     s.phase[capped] = OVER
@@ -481,13 +481,6 @@ def winners(state: State) -> np.ndarray:
     candidates &= fruits == fruits.max(axis=1, keepdims=True)
     farm = np.where(candidates, state.seeds.sum(axis=2).astype(np.int64), -1)
     return candidates & (farm == farm.max(axis=1, keepdims=True))
-
-
-def terminal_rewards(won: np.ndarray) -> np.ndarray:
-    """+1 each winner, -1 each other player, 0 all round if everyone shares the win."""
-    rewards = np.where(won, 1.0, -1.0).astype(np.float32)
-    rewards[won.all(axis=1)] = 0.0
-    return rewards
 
 
 def final_scores(state: State) -> np.ndarray:

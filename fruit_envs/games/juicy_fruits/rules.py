@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fruit_envs.core import rng
-from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
@@ -988,7 +988,7 @@ def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
     s.pending_arrow[g] = NO
     s.pending_disc[g] = NO
     if s.config.reward == "terminal":
-        rewards[g] = np.where(winners(s.take(g)), 1.0, -1.0)
+        rewards[g] = outcome_rewards(winners(s.take(g)))
 
 
 def scores(state: State) -> np.ndarray:

@@ -39,7 +39,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng
-from fruit_envs.core.spec import Config, GameSpec, option
+from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.quickity_pickity import components as C
 
@@ -574,10 +574,7 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
 
 def terminal_rewards(cards_won: np.ndarray) -> np.ndarray:
     """+1 each player holding the most cards (the game's winners), -1 each other, 0 all round if all tie."""
-    best = cards_won == cards_won.max(axis=1, keepdims=True)
-    rewards = np.where(best, 1.0, -1.0).astype(np.float32)
-    rewards[best.all(axis=1)] = 0.0
-    return rewards
+    return outcome_rewards(cards_won == cards_won.max(axis=1, keepdims=True))
 
 
 def final_scores(state: State) -> np.ndarray:
