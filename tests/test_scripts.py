@@ -33,9 +33,11 @@ def test_demo_runs_as_a_module():
     assert "greedy win rate (95% CI)" in proc.stdout
 
 
-def test_maskable_ppo_learns_2048_steps_on_the_vector_env():
+def test_maskable_ppo_learns_2048_steps_on_the_vector_env(tmp_path, monkeypatch):
     """MaskablePPO trains on the batched SB3 VecEnv; illegal_action='raise' proves it never picks an illegal action."""
     from sb3_contrib import MaskablePPO
+
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's default logger would leave a folder in /tmp
 
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
