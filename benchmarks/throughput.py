@@ -66,8 +66,11 @@ class Measurement:
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row (the loop every measurement uses)."""
-    return np.argmax(np.where(mask, rng.random(mask.shape, dtype=np.float32), -1.0), axis=1)
+    """One uniformly random legal action per row (the loop every batched measurement uses): a uniform
+    draw in [0, 1) per action, +1 where legal, argmax; in place and float32 throughout."""
+    draw = rng.random(mask.shape, dtype=np.float32)
+    draw += mask
+    return draw.argmax(axis=1)
 
 
 # ----------------------------------------------------------------------------------------------

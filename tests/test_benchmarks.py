@@ -197,3 +197,20 @@ def test_bad_agents_fail_before_any_game(agents, message, tmp_path, capsys, monk
 def test_labelled_agents(tmp_path):
     summary = tournament.run("cherry_picking", ["rnd=random", "grd=greedy"], 2, 6, 0, None, progress=False)
     assert set(summary["agents"]) == {"rnd", "grd"}
+
+
+def test_random_legal_picks_each_legal_action_uniformly():
+    """The benchmarks' random player: only legal actions, each about equally often."""
+    import numpy as np
+
+    from benchmarks.throughput import random_legal
+
+    mask = np.zeros((60000, 7), dtype=bool)
+    mask[:, [1, 3, 4]] = True
+    mask[::2, 6] = True  # half the rows have a fourth legal action
+    picks = random_legal(mask, np.random.default_rng(0))
+    assert mask[np.arange(len(mask)), picks].all()
+    odd = np.bincount(picks[1::2], minlength=7)[[1, 3, 4]] / len(picks[1::2])
+    even = np.bincount(picks[::2], minlength=7)[[1, 3, 4, 6]] / len(picks[::2])
+    np.testing.assert_allclose(odd, 1 / 3, atol=0.01)
+    np.testing.assert_allclose(even, 1 / 4, atol=0.01)
