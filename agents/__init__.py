@@ -1,7 +1,8 @@
 """Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
 
-`make_agent("random" | "greedy" | "ppo:PATH" | "rllib:PATH", game, config)` builds one by name
-(`rllib:PATH`: a `training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
+`make_agent("random" | "greedy" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)` builds one
+by name (`ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
+`rllib:PATH`: a `training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from agents.base import Agent
 from agents.random import RandomAgent
 from fruit_envs.core.spec import Config, GameSpec, get_spec
 
-AGENT_NAMES = ("random", "greedy", "ppo:PATH", "rllib:PATH")
+AGENT_NAMES = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
 
 
 def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
@@ -27,13 +28,14 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from agents.greedy import make_greedy
 
         return make_greedy(spec, config)
-    if name.startswith("ppo:"):
-        path = Path(name[4:])
+    if name.startswith(("ppo:", "ppo-sample:")):
+        kind, _, rest = name.partition(":")
+        path = Path(rest)
         if not path.is_file():
             raise ValueError(f"no PPO model at {str(path)!r} (from agent name {name!r})")
         from agents.ppo import PPOAgent
 
-        return PPOAgent(path, spec, config)
+        return PPOAgent(path, spec, config, deterministic=kind == "ppo")
     if name.startswith("rllib:"):
         path = Path(name[6:])
         if not path.is_dir():

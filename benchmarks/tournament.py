@@ -269,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         "--agents",
         nargs="+",
         required=True,
-        help="random, greedy, ppo:PATH, rllib:PATH, optionally labelled LABEL=AGENT (at least two)",
+        help="random, greedy, ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, "
+        "optionally labelled LABEL=AGENT (at least two)",
     )
     parser.add_argument("--num-players", type=int, default=None, help="players per game (default: the game's default)")
     parser.add_argument("--games", type=int, default=100, help="games per seating")

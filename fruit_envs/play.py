@@ -290,7 +290,8 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument(
         "--opponents",
         default=None,
-        help="comma-separated agents: random, greedy, ppo:PATH (default: greedy; none in a one-player game)",
+        help="comma-separated agents: random, greedy, ppo:PATH, ppo-sample:PATH "
+        "(default: greedy; none in a one-player game)",
     )
     parser.add_argument("--num-players", type=int, default=None, help="players (default: you + the opponents)")
     parser.add_argument("--seat", default=None, help="your seat number, or 'random' (default: asked)")

@@ -180,6 +180,7 @@ def test_tournament_is_reproducible(tmp_path):
     [
         (["random", "alphazero"], "unknown agent 'alphazero'"),
         (["random", "ppo:/no/such/model.zip"], "no PPO model at"),
+        (["random", "ppo-sample:/no/such/model.zip"], "no PPO model at"),
         (["random"], "at least two agents"),
         (["a=random", "a=greedy"], "distinct"),
     ],

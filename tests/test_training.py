@@ -136,6 +136,10 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     mask = spec.rules.legal_mask(state)
     actions = agent.act(spec.rules.observe(state, state.to_move), mask, np.random.default_rng(0))
     assert mask[np.arange(16), actions].all()
+    sampler = make_agent(f"ppo-sample:{run / 'model.zip'}", spec, cfg)
+    assert agent.deterministic and not sampler.deterministic
+    actions = sampler.act(spec.rules.observe(state, state.to_move), mask, np.random.default_rng(0))
+    assert mask[np.arange(16), actions].all()
 
     assert train_ppo.main(["--resume", str(run), "--resume-total-timesteps", "1024", "--no-progress"]) == 0
     config = json.loads((run / "config.json").read_text())
