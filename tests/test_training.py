@@ -349,3 +349,27 @@ def test_short_training_improves_on_random_play(tmp_path):
     )
     summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
     assert summary["eval"]["random"]["win_rate"] > 0.55
+
+
+def test_sampled_evaluation_is_an_option(tmp_path, monkeypatch):
+    """--no-eval-deterministic evaluates the masked policy by sampling; the default plays its argmax."""
+    from agents import ppo
+
+    made = []
+    original = ppo.PPOAgent.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self.deterministic)
+
+    monkeypatch.setattr(ppo.PPOAgent, "__init__", spy)
+    argv = ["--total-timesteps", "512", "--num-envs", "16", "--n-steps", "16", "--eval-every", "512"]
+    argv += ["--eval-games", "8", "--opponent", "random", "--no-progress"]
+    assert train_ppo.main([*argv, "--runs-dir", str(tmp_path / "sampled"), "--no-eval-deterministic"]) == 0
+    run = only_run(tmp_path / "sampled")
+    assert json.loads((run / "config.json").read_text())["args"]["eval_deterministic"] is False
+    assert made and not any(made), "every evaluation agent samples"
+    assert {r["opponent"] for r in rows(run / "eval.csv")} == {"random", "greedy"}
+    made.clear()
+    assert train_ppo.main([*argv, "--runs-dir", str(tmp_path / "argmax")]) == 0
+    assert made and all(made), "the default evaluates the policy's most likely action"

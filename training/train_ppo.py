@@ -93,6 +93,9 @@ class Args:
     """games per evaluation and opponent, seats rotated"""
     eval_seed: int = 12345
     """seed of the fixed evaluation games"""
+    eval_deterministic: bool = True
+    """evaluate with the policy's most likely legal action (SB3's deterministic=True);
+    --no-eval-deterministic samples from the masked policy instead (seeded, so still reproducible)"""
     record_eval: bool = False
     """append every evaluation game to eval_games.jsonl in the run folder (python -m fruit_envs.replay);
     one-player games: the baselines' games once, PPO's at every evaluation"""
@@ -576,7 +579,7 @@ def train(args: Args) -> dict:
             latest_eval[name] = result
 
     def run_evaluation(timesteps: int) -> None:
-        agent = PPOAgent(model, spec, config, deterministic=True)
+        agent = PPOAgent(model, spec, config, deterministic=args.eval_deterministic)
         title = (
             f"{spec.name}, {config.num_players} player{'s' * (not solo)}: PPO ({'alone' if solo else args.opponent})"
         )
