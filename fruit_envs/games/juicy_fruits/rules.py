@@ -828,14 +828,19 @@ def _place(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
     return g[~adv]
 
 
-def _begin_factory(s: State, g: np.ndarray) -> np.ndarray:
-    """Step 3 for the games `g` whose step 2 is over; returns those where no disc can advance (turn over)."""
+def _clear_pending(s: State, g: np.ndarray) -> None:
+    """Forget every half-made decision of the games `g` (cell, token, amount, rotation, arrow, disc)."""
     s.pending_cell[g] = NO
     s.pending_token[g] = NO
     s.pending_amount[g] = 0
     s.pending_rotation[g] = NO
     s.pending_arrow[g] = NO
     s.pending_disc[g] = NO
+
+
+def _begin_factory(s: State, g: np.ndarray) -> np.ndarray:
+    """Step 3 for the games `g` whose step 2 is over; returns those where no disc can advance (turn over)."""
+    _clear_pending(s, g)
     can = _factory_moves(s, g).any(axis=1)
     s.phase[g[can]] = FACTORY
     return g[~can]
@@ -981,12 +986,7 @@ def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
     s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g], s.discs[g])
     s.done[g] = True
     s.phase[g] = OVER
-    s.pending_cell[g] = NO
-    s.pending_token[g] = NO
-    s.pending_amount[g] = 0
-    s.pending_rotation[g] = NO
-    s.pending_arrow[g] = NO
-    s.pending_disc[g] = NO
+    _clear_pending(s, g)
     if s.config.reward == "terminal":
         rewards[g] = outcome_rewards(winners(s.take(g)))
 
