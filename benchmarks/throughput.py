@@ -77,9 +77,9 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 # Our APIs
 
 
-def measure_aec(game: str, players: int, seconds: float, seed: int = 0) -> Measurement:
-    """PettingZoo AEC loop: raw env, one game at a time."""
-    env = FruitAECEnv(game, num_players=players)
+def aec_random_play(env, seconds: float, seed: int = 0) -> tuple[int, int, float]:
+    """Random legal play through a PettingZoo AEC env (ours or a peer's, the same loop) until `seconds`
+    have passed and a game has ended; returns (agent-steps, games, seconds)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     steps = games = 0
@@ -95,7 +95,14 @@ def measure_aec(game: str, players: int, seconds: float, seed: int = 0) -> Measu
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
         steps += 1
-    return Measurement(game, players, "aec", 1, 1, steps, games, time.perf_counter() - start)
+    return steps, games, time.perf_counter() - start
+
+
+def measure_aec(game: str, players: int, seconds: float, seed: int = 0) -> Measurement:
+    """PettingZoo AEC loop: raw env, one game at a time."""
+    env = FruitAECEnv(game, num_players=players)
+    steps, games, elapsed = aec_random_play(env, seconds, seed)
+    return Measurement(game, players, "aec", 1, 1, steps, games, elapsed)
 
 
 def measure_gym(game: str, players: int, seconds: float, seed: int = 0) -> Measurement:
@@ -175,22 +182,8 @@ def measure_pettingzoo_peer(name: str, seconds: float, seed: int = 0) -> Measure
 
     module = importlib.import_module(f"pettingzoo.classic.{name}")
     env = module.raw_env()
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while True:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            games += 1
-            if time.perf_counter() - start > seconds:
-                break
-            env.reset()
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return Measurement(f"pettingzoo:{name}", env.num_agents, "peer", 1, 1, steps, games, time.perf_counter() - start)
+    steps, games, elapsed = aec_random_play(env, seconds, seed)
+    return Measurement(f"pettingzoo:{name}", env.num_agents, "peer", 1, 1, steps, games, elapsed)
 
 
 def measure_openspiel_peer(name: str, seconds: float, seed: int = 0) -> Measurement:
