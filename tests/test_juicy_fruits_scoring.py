@@ -246,28 +246,29 @@ def test_step_refuses_actions_of_the_wrong_kind():
         R.step(state, np.array([1, 2]))
 
 
-def test_a_full_draw_pays_nothing(monkeypatch):
-    """The reward contract (DESIGN.md): +1 each winner, -1 each loser, 0 all round in a full draw.
-    Random games never tie completely, so the end of each game is judged a full draw here."""
-    monkeypatch.setattr(R, "winners", lambda state: np.ones((state.batch_size, state.config.num_players), bool))
-    state = R.init(R.SPEC.make_config(3), rng.keys_from_seed(4, 8))
-    gen, total = np.random.default_rng(4), np.zeros((8, 3))
+def random_games(players: int, seed: int, n: int):
+    """`n` random-legal games played to the end; the final state and each seat's summed rewards."""
+    state = R.init(R.SPEC.make_config(players), rng.keys_from_seed(seed, n))
+    gen, total = np.random.default_rng(seed), np.zeros((n, players))
     while not state.done.all():
         mask = R.legal_mask(state)
         state, rewards = R.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
         total += rewards
+    return state, total
+
+
+def test_a_full_draw_pays_nothing(monkeypatch):
+    """The reward contract (DESIGN.md): +1 each winner, -1 each loser, 0 all round in a full draw.
+    Random games never tie completely, so the end of each game is judged a full draw here."""
+    monkeypatch.setattr(R, "winners", lambda state: np.ones((state.batch_size, state.config.num_players), bool))
+    state, total = random_games(3, 4, 8)
     finished = ~state.truncated
     assert finished.any() and (total[finished] == 0).all()
 
 
 def test_terminal_rewards_follow_the_winners():
     """+1 each winner and -1 each other (DESIGN.md's reward contract), from the game's own winners."""
-    state = R.init(R.SPEC.make_config(2), rng.keys_from_seed(5, 16))
-    gen, total = np.random.default_rng(5), np.zeros((16, 2))
-    while not state.done.all():
-        mask = R.legal_mask(state)
-        state, rewards = R.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
-        total += rewards
+    state, total = random_games(2, 5, 16)
     won, ended = R.winners(state), ~state.truncated
     assert ended.any()
     np.testing.assert_array_equal(total[ended], np.where(won, 1.0, -1.0)[ended])
