@@ -2,16 +2,19 @@
 
 `make_agent("random" | "greedy" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)` builds one
 by name (`ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
-`rllib:PATH`: a `training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
+`rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+if __name__ != "fruit_envs.agents":  # one import name per module: this folder is fruit_envs.agents
+    raise ImportError(f"{__name__}: the agents/ folder is the package fruit_envs.agents; import that name")
 
-from agents.base import Agent
-from agents.random import RandomAgent
-from fruit_envs.core.spec import Config, GameSpec, get_spec
+from pathlib import Path  # noqa: E402
+
+from fruit_envs.agents.base import Agent  # noqa: E402
+from fruit_envs.agents.random import RandomAgent  # noqa: E402
+from fruit_envs.core.spec import Config, GameSpec, get_spec  # noqa: E402
 
 AGENT_NAMES = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
 
@@ -25,7 +28,7 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
     if name == "random":
         return RandomAgent()
     if name == "greedy":
-        from agents.greedy import make_greedy
+        from fruit_envs.agents.greedy import make_greedy
 
         return make_greedy(spec, config)
     if name.startswith(("ppo:", "ppo-sample:")):
@@ -33,14 +36,14 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         path = Path(rest)
         if not path.is_file():
             raise ValueError(f"no PPO model at {str(path)!r} (from agent name {name!r})")
-        from agents.ppo import PPOAgent
+        from fruit_envs.agents.ppo import PPOAgent
 
         return PPOAgent(path, spec, config, deterministic=kind == "ppo")
     if name.startswith("rllib:"):
         path = Path(name[6:])
         if not path.is_dir():
             raise ValueError(f"no RLlib model folder at {str(path)!r} (from agent name {name!r})")
-        from agents.rllib import RLlibAgent
+        from fruit_envs.agents.rllib import RLlibAgent
 
         return RLlibAgent(path, spec, config)
     raise ValueError(f"unknown agent {name!r}; known agents are {list(AGENT_NAMES)}")

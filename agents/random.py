@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import argmax_legal
+from fruit_envs.agents.base import argmax_legal
 
 
 class RandomAgent:

@@ -1,6 +1,6 @@
 """A trained RLlib policy behind the batched `act(obs, mask, rng)` interface (needs the distributed extra).
 
-The policy is the `ActionMaskingTorchRLModule` that `training.train_rllib` trains: it reads
+The policy is the `ActionMaskingTorchRLModule` that `fruit_envs.training.train_rllib` trains: it reads
 `{"observations": (B, O), "action_mask": (B, A)}` and returns logits with illegal actions pushed to
 the float minimum. Load one from a run's `model/` folder, from any of its `checkpoints/step_*`
 (whole-algorithm checkpoints), or pass a module object.

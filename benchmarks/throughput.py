@@ -1,8 +1,8 @@
 """Random-legal-play throughput of every game and API, against peer libraries measured in the same run.
 
-    python -m benchmarks.throughput                       # everything (a few minutes)
-    python -m benchmarks.throughput --quick               # short measurements, smaller grid
-    python -m benchmarks.throughput --games cherry_picking --players 2 --sizes 1 4096
+    python -m fruit_envs.benchmarks.throughput                       # everything (a few minutes)
+    python -m fruit_envs.benchmarks.throughput --quick               # short measurements, smaller grid
+    python -m fruit_envs.benchmarks.throughput --games cherry_picking --players 2 --sizes 1 4096
 
 For every registered game and player count: agent-steps/s and games/s through the PettingZoo AEC
 env, the Gymnasium single-agent env and the batched rules at several batch sizes, the batched rules

@@ -1,7 +1,7 @@
 """Round-robin tournaments between agents, played in batch, with pairwise results and ratings.
 
-    python -m benchmarks.tournament --game cherry_picking --agents random greedy ppo:runs/.../model.zip
-    python -m benchmarks.tournament --game fruit_picking --num-players 3 --agents random greedy --games 200
+    python -m fruit_envs.benchmarks.tournament --game cherry_picking --agents random greedy ppo:runs/.../model.zip
+    python -m fruit_envs.benchmarks.tournament --game fruit_picking --num-players 3 --agents random greedy --games 200
 
 Every seating is played (every ordered choice of agents for the seats, each agent at least once), the
 same fixed seed list for each seating, all games of the tournament stepped together through the
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import make_agent
-from agents.arena import play_games, wilson_interval
+from fruit_envs.agents import make_agent
+from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
 
@@ -179,7 +179,9 @@ def run(
     spec = get_spec(game)
     config = spec.make_config(num_players, **(options or {}))
     if config.num_players < 2:
-        raise ValueError(f"{spec.name} has one seat: compare agents by mean score (agents.arena.evaluate_alone)")
+        raise ValueError(
+            f"{spec.name} has one seat: compare agents by mean score (fruit_envs.agents.arena.evaluate_alone)"
+        )
     if len(agent_names) < 2:
         raise ValueError("a tournament needs at least two agents")
     pairs_of = [name.split("=", 1) if "=" in name.split(":", 1)[0] else (name, name) for name in agent_names]

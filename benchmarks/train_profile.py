@@ -1,6 +1,6 @@
 """Where training time goes: a short MaskablePPO run under cProfile, split into env and learner parts.
 
-    python -m benchmarks.train_profile --opponent self-play --timesteps 300000
+    python -m fruit_envs.benchmarks.train_profile --opponent self-play --timesteps 300000
 
 Reports the share of wall time spent in the vector env's step (and within it the game rules and
 the opponents' policies), in collecting rollouts outside the env (the learner's own forward passes),
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--timesteps", type=int, default=300_000)
     args = parser.parse_args(argv)
 
-    from training import train_ppo
+    from fruit_envs.training import train_ppo
 
     with tempfile.TemporaryDirectory() as runs:
         argv_train = [

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import gymnasium
 
-from fruit_envs import games  # noqa: F401  (registers every game)
+from fruit_envs import (
+    _checkout,  # noqa: F401  (first: serves fruit_envs.agents/.training/.benchmarks in a checkout)
+    games,  # noqa: F401  (registers every game)
+)
 from fruit_envs.core import IllegalActionError, get_spec, registered_games
 from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
 

@@ -46,7 +46,7 @@ The game ends when the license marker reaches X or after `rounds` rounds (defaul
 truncation); stalls are scored as usual. Reward = points: per-step score deltas (`reward="score"`
 is its only reward). The juice factory option works here too. It is a separate registered game (its
 own `GameSpec` and state class over these same rules), so every adapter, the vector envs and
-`python -m training.train_ppo --game juicy_fruits_solo` treat it as a one-seat game.
+`python -m fruit_envs.training.train_ppo --game juicy_fruits_solo` treat it as a one-seat game.
 
 **Decisions** (a turn is several decisions of the same player, each with its own mask; a decision
 that does not exist is skipped, one with a single legal option is asked):

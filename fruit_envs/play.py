@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument("--picture", type=Path, default=None, help="also keep a PNG of your view up to date here")
     args = parser.parse_args(argv)
 
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     try:
         spec = get_spec(args.game)

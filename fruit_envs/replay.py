@@ -6,8 +6,8 @@
     python -m fruit_envs.replay games.jsonl --index 3 --gif game3.gif --seat 0
     python -m fruit_envs.replay games.jsonl --index 3 --png game3.png --frames 12
 
-Records come from `record=PATH` on any environment, `record_to=` in `agents.arena`,
-`python -m benchmarks.tournament --record FILE`, training's `--record-eval`, and
+Records come from `record=PATH` on any environment, `record_to=` in `fruit_envs.agents.arena`,
+`python -m fruit_envs.benchmarks.tournament --record FILE`, training's `--record-eval`, and
 `python -m fruit_envs.play`. Every replay checks each action's legality and the recorded outcome
 (scores, winners, length and a digest of the final position); a record made with another rules
 version is refused. Exit status: 0 reproduced, 1 a replay differed from its record, 2 unreadable

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from benchmarks import throughput
+from fruit_envs.benchmarks import throughput
 
 PEERS_INSTALLED = all(importlib.util.find_spec(m) for m in ("pyspiel", "rlcard", "pygame"))
 
@@ -122,7 +122,7 @@ def test_readme_table_is_replaced_between_markers(tmp_path):
 
 # --- tournaments ---------------------------------------------------------------------------------
 
-from benchmarks import tournament  # noqa: E402
+from fruit_envs.benchmarks import tournament  # noqa: E402
 
 
 def test_seatings_cover_every_ordering():
@@ -204,7 +204,7 @@ def test_random_legal_picks_each_legal_action_uniformly():
     """The benchmarks' random player: only legal actions, each about equally often."""
     import numpy as np
 
-    from benchmarks.throughput import random_legal
+    from fruit_envs.benchmarks.throughput import random_legal
 
     mask = np.zeros((60000, 7), dtype=bool)
     mask[:, [1, 3, 4]] = True

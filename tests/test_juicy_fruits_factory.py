@@ -366,7 +366,7 @@ def test_lemonade_stand_scores_the_bottles_beneath_the_own_discs():
 
 def test_factory_points_and_fruit_are_accounted():
     """Every factory point is traced to a covered circle and every fruit paid to an arrow (issue 7)."""
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     state = R.init(R.SPEC.make_config(3, **JUICY), rng.keys_from_seed(21, 64))
     greedy = make_agent("greedy", R.SPEC, state.config)
@@ -473,8 +473,8 @@ def test_score_reward_pays_factory_points():
 
 
 def test_greedy_beats_random_with_the_factory():
-    from agents import make_agent
-    from agents.arena import evaluate
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate
 
     spec = fruit_envs.get_spec("juicy_fruits")
     cfg = spec.make_config(2, **JUICY)

@@ -598,7 +598,7 @@ def test_components_list():
 
 def test_license_marker_can_be_recounted():
     """'If you forget to move the license marker, you can figure out where it should be by counting how many business tokens have been removed, how many ice cream and milkshake spaces are empty'."""
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     state = new_games(3, n=32, seed=9)
     greedy, gen = make_agent("greedy", R.SPEC, state.config), np.random.default_rng(0)

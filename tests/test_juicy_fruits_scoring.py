@@ -68,7 +68,7 @@ def test_every_point_is_traced_to_its_source():
     """Every point on the score track comes from a ship, a claim, a venue, a marker or a stall (issue 6)."""
     state = R.init(R.SPEC.make_config(3), rng.keys_from_seed(11, 64))
     gen = np.random.default_rng(0)
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     greedy = make_agent("greedy", R.SPEC, state.config)
     while not state.done.all():
@@ -226,8 +226,8 @@ def test_score_reward_pays_the_points_as_they_come():
 
 
 def test_greedy_beats_random():
-    from agents import make_agent
-    from agents.arena import evaluate
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate
 
     spec = fruit_envs.get_spec("juicy_fruits")
     cfg = spec.make_config(2)

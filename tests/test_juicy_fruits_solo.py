@@ -223,14 +223,14 @@ def test_pettingzoo_module_and_saved_states_keep_their_game():
 
 
 def test_greedy_scores_more_than_random():
-    from agents import make_agent
-    from agents.arena import evaluate_alone
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate_alone
 
     cfg = SPEC.make_config()
     greedy = evaluate_alone(SPEC, cfg, make_agent("greedy", SPEC, cfg), 200, seed=2)
     rand = evaluate_alone(SPEC, cfg, make_agent("random", SPEC, cfg), 200, seed=2)
     assert greedy["score_low"] > rand["score_high"]
     with pytest.raises(ValueError, match="no win rate"):
-        from agents.arena import evaluate
+        from fruit_envs.agents.arena import evaluate
 
         evaluate(SPEC, cfg, make_agent("greedy", SPEC, cfg), make_agent("random", SPEC, cfg), 10)

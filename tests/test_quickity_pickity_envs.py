@@ -177,8 +177,8 @@ def test_check_game_catches_a_peek_at_another_players_choice(monkeypatch):
 
 
 def test_greedy_places_where_the_card_pays_and_beats_random():
-    from agents import make_agent
-    from agents.arena import evaluate
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate
 
     config = SPEC.make_config(2)
     greedy = make_agent("greedy", SPEC, config)

@@ -597,7 +597,7 @@ def test_score_reward_pays_the_money_change_of_each_placement():
 
 def test_games_end_within_the_declared_length_and_never_truncate():
     """Play cannot stall: every tick reveals, takes or places a tile, so games end within `max_game_length`."""
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     config = R.SPEC.make_config(4)
     greedy = make_agent("greedy", R.SPEC, config)

@@ -11,9 +11,9 @@ import pytest
 from conftest import game_ids, game_player_params
 
 import fruit_envs  # noqa: F401  (registers the games)
-from agents import make_agent
-from agents.arena import evaluate, evaluate_alone, play_games
 from fruit_envs import replay as replay_cli
+from fruit_envs.agents import make_agent
+from fruit_envs.agents.arena import evaluate, evaluate_alone, play_games
 from fruit_envs.core import record as frecord
 from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
 from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
@@ -162,7 +162,7 @@ def test_arena_and_evaluation_records_replay_exactly(game, tmp_path):
 
 
 def test_tournament_records_and_replay_cli_summary(tmp_path, capsys):
-    from benchmarks import tournament
+    from fruit_envs.benchmarks import tournament
 
     path = tmp_path / "tournament.jsonl"
     code = tournament.main(

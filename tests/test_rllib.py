@@ -26,7 +26,7 @@ pytest.importorskip(
 from fruit_envs import get_spec  # noqa: E402
 from fruit_envs.core.errors import IllegalActionError  # noqa: E402
 from fruit_envs.rllib_env import FruitEpisodeMetrics, FruitMultiAgentEnv  # noqa: E402
-from training import train_rllib  # noqa: E402
+from fruit_envs.training import train_rllib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -269,7 +269,7 @@ def test_one_iteration_on_two_env_runners_writes_the_run_folder_and_never_plays_
     assert summary["illegal_actions"] == 0 and summary["iterations"] == 1
     assert not list(run.rglob("*.tmp*")), "no temporary files are left behind"
 
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     spec = get_spec("cherry_picking")
     cfg = spec.make_config()
@@ -284,7 +284,7 @@ def test_one_iteration_on_two_env_runners_writes_the_run_folder_and_never_plays_
 @pytest.mark.slow
 def test_sigterm_checkpoints_and_resume_continues_the_logs(tmp_path):
     runs = tmp_path / "runs"
-    cmd = [sys.executable, "-m", "training.train_rllib", "--total-timesteps", "100000000"]
+    cmd = [sys.executable, "-m", "fruit_envs.training.train_rllib", "--total-timesteps", "100000000"]
     cmd += ["--eval-every", "100000000", "--checkpoint-every", "100000000", "--runs-dir", str(runs), *TINY]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -320,7 +320,11 @@ def test_sigterm_checkpoints_and_resume_continues_the_logs(tmp_path):
 
 def test_help_documents_every_field():
     proc = subprocess.run(
-        [sys.executable, "-m", "training.train_rllib", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "fruit_envs.training.train_rllib", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0
     for f in dataclasses.fields(train_rllib.Args):

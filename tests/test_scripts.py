@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_demo_prints_a_game_and_a_result_table(capsys):
-    from training import demo
+    from fruit_envs.training import demo
 
     table = demo.main(["--games", "40", "--players", "2", "3"])
     out = capsys.readouterr().out
@@ -23,7 +23,7 @@ def test_demo_prints_a_game_and_a_result_table(capsys):
 
 def test_demo_runs_as_a_module():
     proc = subprocess.run(
-        [sys.executable, "-m", "training.demo", "--games", "8", "--players", "2"],
+        [sys.executable, "-m", "fruit_envs.training.demo", "--games", "8", "--players", "2"],
         cwd=ROOT,
         capture_output=True,
         text=True,

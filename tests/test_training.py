@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import game_ids
 
-from training import train_ppo
+from fruit_envs.training import train_ppo
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
@@ -127,7 +127,7 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
         assert league and all((run / "league" / name).is_file() for name in league)
     assert not list(run.rglob("*.tmp*")), "no temporary files are left behind"
 
-    from agents import make_agent
+    from fruit_envs.agents import make_agent
 
     spec = get_spec(game)
     cfg = spec.make_config()
@@ -159,7 +159,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_pat
     cmd = [
         sys.executable,
         "-m",
-        "training.train_ppo",
+        "fruit_envs.training.train_ppo",
         "--total-timesteps",
         "100000000",
         "--eval-every",
@@ -199,7 +199,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_pat
         [
             sys.executable,
             "-m",
-            "training.train_ppo",
+            "fruit_envs.training.train_ppo",
             "--resume",
             str(run),
             "--resume-total-timesteps",
@@ -252,9 +252,9 @@ def test_learner_is_paid_its_own_seat_only(reward):
     return must equal the learner seat's own score (or outcome), never an opponent's."""
     from sb3_contrib import MaskablePPO
 
-    from agents import make_agent
-    from agents.ppo import PPOAgent
     from fruit_envs import get_spec
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.ppo import PPOAgent
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
     spec = get_spec("cherry_picking")
@@ -291,7 +291,11 @@ def test_learner_is_paid_its_own_seat_only(reward):
 
 def test_help_documents_every_field():
     proc = subprocess.run(
-        [sys.executable, "-m", "training.train_ppo", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "fruit_envs.training.train_ppo", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0
     import dataclasses
@@ -353,7 +357,7 @@ def test_short_training_improves_on_random_play(tmp_path):
 
 def test_sampled_evaluation_is_an_option(tmp_path, monkeypatch):
     """--no-eval-deterministic evaluates the masked policy by sampling; the default plays its argmax."""
-    from agents import ppo
+    from fruit_envs.agents import ppo
 
     made = []
     original = ppo.PPOAgent.__init__

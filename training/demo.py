@@ -1,6 +1,6 @@
 """Seeded games of greedy against random: one game shown move by move, then a result table.
 
-python -m training.demo --games 400
+python -m fruit_envs.training.demo --games 400
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import fruit_envs
-from agents import make_agent
-from agents.arena import evaluate
+from fruit_envs.agents import make_agent
+from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
 
 

@@ -1,8 +1,8 @@
 """MaskablePPO on the batched vector env, with self-play, evaluation and everything logged to disk.
 
-    python -m training.train_ppo --game cherry_picking --num-players 2 --total-timesteps 1500000
-    python -m training.train_ppo --resume runs/cherry_picking__ppo__1__20261129-120000
-    python -m training.train_ppo --game juicy_fruits_solo   # a one-player game: reward = points
+    python -m fruit_envs.training.train_ppo --game cherry_picking --num-players 2 --total-timesteps 1500000
+    python -m fruit_envs.training.train_ppo --resume runs/cherry_picking__ppo__1__20261129-120000
+    python -m fruit_envs.training.train_ppo --game juicy_fruits_solo   # a one-player game: reward = points
 
 One run folder `runs/{game}__{exp_name}__{seed}__{timestamp}/` holds `config.json` (arguments,
 versions, git commit), TensorBoard events (`charts/`, `losses/`, `eval/`), `progress.csv`,
@@ -340,7 +340,7 @@ class League:
     """Self-play opponents: frozen snapshots of the learner, fixed baselines, and the learner itself."""
 
     def __init__(self, run_dir: Path, spec, config, args: Args, model):
-        from agents import make_agent
+        from fruit_envs.agents import make_agent
 
         self.dir = run_dir / "league"
         self.dir.mkdir(exist_ok=True)
@@ -353,12 +353,12 @@ class League:
             self.snapshots.append(self._agent(self.dir / name))
 
     def _agent(self, path: Path):
-        from agents.ppo import PPOAgent
+        from fruit_envs.agents.ppo import PPOAgent
 
         return PPOAgent(path, self.spec, self.config, deterministic=False)
 
     def latest(self):
-        from agents.ppo import PPOAgent
+        from fruit_envs.agents.ppo import PPOAgent
 
         return PPOAgent(self.model, self.spec, self.config, deterministic=False)
 
@@ -450,9 +450,9 @@ def train(args: Args) -> dict:
     from tqdm import tqdm
 
     import fruit_envs
-    from agents import make_agent
-    from agents.arena import evaluate, evaluate_alone
-    from agents.ppo import PPOAgent
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate, evaluate_alone
+    from fruit_envs.agents.ppo import PPOAgent
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
     resumed_from = None
@@ -688,7 +688,7 @@ def train(args: Args) -> dict:
             name = signal.Signals(interrupted.signal).name
             print(
                 f"\n{name}: checkpoint saved at {t} timesteps in {run_dir}\n"
-                f"resume with: python -m training.train_ppo --resume {run_dir}",
+                f"resume with: python -m fruit_envs.training.train_ppo --resume {run_dir}",
                 file=sys.stderr,
             )
             return {"run_dir": run_dir, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}

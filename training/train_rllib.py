@@ -1,8 +1,8 @@
 """Multi-agent PPO on Ray RLlib: one shared, action-masked policy plays every seat (self-play).
 
-    python -m training.train_rllib --game cherry_picking --num-env-runners 2
-    RAY_ADDRESS=head-node:6379 python -m training.train_rllib --num-env-runners 16   # on a cluster
-    python -m training.train_rllib --resume runs/cherry_picking__rllib_ppo__1__20261129-120000
+    python -m fruit_envs.training.train_rllib --game cherry_picking --num-env-runners 2
+    RAY_ADDRESS=head-node:6379 python -m fruit_envs.training.train_rllib --num-env-runners 16   # on a cluster
+    python -m fruit_envs.training.train_rllib --resume runs/cherry_picking__rllib_ppo__1__20261129-120000
 
 Each env runner (a Ray actor, on any node of the cluster) steps `--num-envs-per-env-runner` games
 of `fruit_envs.rllib_env.FruitMultiAgentEnv`, where only the seat to move observes and acts; the
@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from training.train_ppo import (
+from fruit_envs.training.train_ppo import (
     CsvLog,
     Interrupted,
     atomic_write_text,
@@ -41,7 +41,7 @@ from training.train_ppo import (
     parse_options,
     plot_learning_curve,
 )
-from training.train_ppo import versions as base_versions
+from fruit_envs.training.train_ppo import versions as base_versions
 
 POLICY_ID = "shared"
 
@@ -383,7 +383,7 @@ def train(args: Args) -> dict:
     if max(spec.player_counts) < 2:
         raise UsageError(
             f"{spec.name} is a one-player game: RLlib self-play needs two or more seats; "
-            f"train it with python -m training.train_ppo --game {spec.id}"
+            f"train it with python -m fruit_envs.training.train_ppo --game {spec.id}"
         )
     try:
         game_options = parse_options(args.options)
@@ -399,9 +399,9 @@ def train(args: Args) -> dict:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents import make_agent
-    from agents.arena import evaluate
-    from agents.rllib import RLlibAgent
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate
+    from fruit_envs.agents.rllib import RLlibAgent
 
     torch.set_num_threads(args.torch_threads)
     cluster = start_ray(args)
@@ -541,7 +541,7 @@ def train(args: Args) -> dict:
                 name = signal.Signals(interrupted.signal).name
                 print(
                     f"\n{name}: checkpoint saved at {timesteps} env steps in {run_dir}\n"
-                    f"resume with: python -m training.train_rllib --resume {run_dir}",
+                    f"resume with: python -m fruit_envs.training.train_rllib --resume {run_dir}",
                     file=sys.stderr,
                 )
                 return {

@@ -12,9 +12,9 @@ from fruit_envs.core.spec import Config, GameSpec
 
 def make_greedy(spec: GameSpec, config: Config):
     try:
-        module = importlib.import_module(f"agents.greedy.{spec.id}")
+        module = importlib.import_module(f"fruit_envs.agents.greedy.{spec.id}")
     except ModuleNotFoundError as error:
-        if error.name != f"agents.greedy.{spec.id}":
+        if error.name != f"fruit_envs.agents.greedy.{spec.id}":
             raise
         raise ValueError(f"no greedy agent for {spec.id!r} (agents/greedy/{spec.id}.py is missing)") from None
     return module.make(config)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import argmax_legal
+from fruit_envs.agents.base import argmax_legal
 from fruit_envs.games.fruit_picking import components as C
 from fruit_envs.games.fruit_picking import rules as R
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import argmax_legal
+from fruit_envs.agents.base import argmax_legal
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R

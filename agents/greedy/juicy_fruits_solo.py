@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from agents.greedy.juicy_fruits import JuicyFruitsGreedy, make
+from fruit_envs.agents.greedy.juicy_fruits import JuicyFruitsGreedy, make
 
 __all__ = ["JuicyFruitsGreedy", "make"]

@@ -31,7 +31,7 @@ OpponentArg = str | Policy | Callable | Sequence
 def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
     """A policy object from a name ("random", "greedy", "ppo:PATH"), an agent, or a callable."""
     if isinstance(opponent, str):
-        from agents import make_agent  # agents build on fruit_envs; import only when named
+        from fruit_envs.agents import make_agent  # agents build on fruit_envs; import only when named
 
         return make_agent(opponent, spec, config)
     if hasattr(opponent, "act"):

@@ -1,0 +1,38 @@
+"""Where `fruit_envs.agents`, `fruit_envs.training` and `fruit_envs.benchmarks` live.
+
+A wheel installs them inside this package (pyproject's `package-dir` maps the repository's top-level
+folders there). In a checkout they stay the repository's top-level folders `agents/`, `training/` and
+`benchmarks/`, and the finder below serves them under those names only: each folder refuses to be
+imported under its bare name, so no module is importable under two names.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+# `fruit_envs.<name>` -> the checkout's top-level folder, for the names not installed inside the package
+_CHECKOUT_FOLDERS = {
+    f"fruit_envs.{name}": _HERE.parent / name
+    for name in ("agents", "training", "benchmarks")
+    if not (_HERE / name).is_dir() and (_HERE.parent / name / "__init__.py").is_file()
+}
+
+
+class _CheckoutFinder(importlib.abc.MetaPathFinder):
+    """Finds `fruit_envs.agents` / `.training` / `.benchmarks` in the top-level folders of a checkout."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        folder = _CHECKOUT_FOLDERS.get(fullname)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+
+
+if _CHECKOUT_FOLDERS and not any(isinstance(f, _CheckoutFinder) for f in sys.meta_path):
+    sys.meta_path.insert(0, _CheckoutFinder())
