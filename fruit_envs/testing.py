@@ -8,11 +8,16 @@ declared (observation shape and dtype, action count, length bound, reward bounds
 non-empty exactly while a game is live, that inputs are never mutated, that finished games stay
 frozen, that a batch of N equals N single games, that save/restore and describe/from_description
 continue identically, that no seat's observation or mask changes when what it cannot see is
-re-dealt, and the game's own invariants (conservation of cards, seeds, tiles, fruit).
+re-dealt (no leak), that positions a seat can tell apart give it different observations (no loss:
+sampled pairs of positions, and one public field of a position edited at a time through
+`from_description`), and the game's own invariants (conservation of cards, seeds, tiles, fruit).
 """
 
 from __future__ import annotations
 
+import copy
+import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,8 +64,14 @@ def check_game(
     hidden_games: int = 8,
     hidden_every: int = 7,
     seed: int = 0,
+    loss_games: int = 2,
+    loss_every: int = 23,
+    loss_edits: int = 24,
 ) -> CheckReport:
-    """Play `num_games` random games in one batch and check every promise; raises `ConformanceError`."""
+    """Play `num_games` random games in one batch and check every promise; raises `ConformanceError`.
+
+    No loss is checked on the first `loss_games` games every `loss_every` steps, with up to
+    `loss_edits` single-field edits of each of those positions (0 games: not checked)."""
     spec = get_spec(game)
     rules = spec.rules
     config = spec.make_config(num_players, **(options or {}))
@@ -82,6 +93,10 @@ def check_game(
     actions_log = []
     length = np.zeros(num_games, dtype=np.int64)
     returns = np.zeros((num_games, p), dtype=np.float64)
+    seen_observations: dict[bytes, tuple[str, str]] = {}
+    description_pool: dict[tuple, list] = {}
+    loss_gen = np.random.default_rng(seed + 1)
+    loss_pairs = 0
 
     for t in range(max_len + 1):
         mask = rules.legal_mask(state)
@@ -102,6 +117,11 @@ def check_game(
             _fail(f"step {t}: " + "; ".join(problems))
         if t % hidden_every == 0 and spec.hidden_information:
             _check_hidden(rules, state, min(hidden_games, num_games), t, seed)
+        if loss_games and t % loss_every == 0:
+            games = range(min(loss_games, num_games))
+            loss_pairs += _check_no_loss(
+                rules, state, games, seen_observations, description_pool, loss_gen, t, loss_edits
+            )
         if not live.any():
             break
         if t == max_len:
@@ -156,6 +176,8 @@ def check_game(
     report.checks.append(f"batch of {num_games} equals {singles} games played alone")
     if spec.hidden_information:
         report.checks.append("observations and masks unchanged when hidden information is re-dealt")
+    if loss_games:
+        report.checks.append(f"no loss: {loss_pairs} pairs of positions compared, none told apart by knowledge alone")
     report.checks.append("save/restore (bytes, npz, pickle) and describe/from_description continue identically")
     return report
 
@@ -183,10 +205,10 @@ def _check_round_trips(spec, state, actions, gen, rules) -> None:
     fstate.save(state, buffer)
     buffer.seek(0)
     restored = [fstate.from_bytes(fstate.to_bytes(state)), fstate.load(buffer), pickle.loads(pickle.dumps(state))]
-    for how, copy in zip(("bytes", "npz", "pickle"), restored, strict=True):
-        if not copy.equals(state):
+    for how, restored_state in zip(("bytes", "npz", "pickle"), restored, strict=True):
+        if not restored_state.equals(state):
             _fail(f"state changed through a {how} round trip")
-        again, rewards = rules.step(copy, probe)
+        again, rewards = rules.step(restored_state, probe)
         if not again.equals(expected) or not np.array_equal(rewards, expected_rewards):
             _fail(f"a state restored from {how} continued differently")
     for i in range(min(3, state.batch_size)):
@@ -196,6 +218,177 @@ def _check_round_trips(spec, state, actions, gen, rules) -> None:
         again, _ = rules.step(rebuilt, probe[i : i + 1])
         if not again.equals(expected.take(i)):
             _fail(f"a position rebuilt from its description continued differently (game {i})")
+
+
+# ----------------------------------------------------------------------------------------------
+# No loss: positions a seat can tell apart give it different observations
+
+
+def canonical_knowledge(state, i: int, seat: int) -> str:
+    """What `seat` knows of game `i` (its seat view without what can no longer matter, see
+    `fruit_envs.core.picture.knowledge`) as canonical JSON. In a game with `symmetric_seats` the seat
+    names are made relative to the observer (`player_{seat}` reads `seat+0`, the next seat `seat+1`):
+    such a game's observation need not say which seat it is. Otherwise names stay absolute, so the
+    observation must tell the seats apart."""
+    from fruit_envs.core import picture as fpicture
+
+    text = json.dumps(fpicture.knowledge(state, i, seat), default=str)
+    if get_spec(state.GAME).symmetric_seats:
+        p = state.config.num_players
+        text = _SEAT_NAME.sub(lambda m: f"seat+{(int(m.group(1)) - seat) % p}", text)
+    return json.dumps(json.loads(text), sort_keys=True)
+
+
+_SEAT_NAME = re.compile(r"player_(\d+)")
+# description keys that are not public table facts, or must agree with everything else
+_NOT_EDITED = ("game", "version", "config", "rng_key", "hidden", "step_count", "done", "truncated")
+
+
+def _leaves(obj, path=()):
+    """`(path, value)` of every scalar and every list in a description (lists also as a whole)."""
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if not path and key in _NOT_EDITED:
+                continue
+            yield from _leaves(value, (*path, key))
+    elif isinstance(obj, list):
+        yield path, obj
+        for k, value in enumerate(obj):
+            if isinstance(value, (dict, list)):
+                yield from _leaves(value, (*path, k))
+    else:
+        yield path, obj
+
+
+def _dicts(obj, path=()):
+    """`(path, dict)` of every dict below the top level with two or more entries."""
+    if isinstance(obj, dict):
+        if path and len(obj) >= 2:
+            yield path, obj
+        for key, value in obj.items():
+            if not path and key in _NOT_EDITED:
+                continue
+            yield from _dicts(value, (*path, key))
+    elif isinstance(obj, list):
+        for k, value in enumerate(obj):
+            yield from _dicts(value, (*path, k))
+
+
+def _pool_key(path) -> tuple:
+    """A path with list positions and seat names wildcarded: where values of one kind are pooled."""
+    return tuple("*" if isinstance(p, int) or _SEAT_NAME.fullmatch(str(p)) else p for p in path)
+
+
+def _set_path(d: dict, path, value) -> dict:
+    out = copy.deepcopy(d)
+    node = out
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return out
+
+
+def _edits(d: dict, pool: dict, gen: np.random.Generator, p: int):
+    """Edited copies of description `d`, one public field changed each: `(what, description, seat shift)`."""
+    out = []
+    for path, value in _leaves(d):
+        where = "/".join(str(x) for x in path)
+        if isinstance(value, bool):
+            out.append((where, _set_path(d, path, not value), 0))
+        elif isinstance(value, (int, float)):
+            for delta in (1, -1):
+                out.append((where, _set_path(d, path, value + delta), 0))
+        elif isinstance(value, list):
+            distinct = [k for k in range(len(value) - 1) if value[k] != value[k + 1]]
+            if distinct:
+                k = int(gen.choice(distinct))
+                swapped = value[:k] + [value[k + 1], value[k]] + value[k + 2 :]
+                out.append((f"{where} (order)", _set_path(d, path, swapped), 0))
+            if value:
+                out.append((f"{where} (last removed)", _set_path(d, path, value[:-1]), 0))
+        others = [v for v in pool.get(_pool_key(path), ()) if v != value]
+        if others:
+            out.append((where, _set_path(d, path, copy.deepcopy(others[int(gen.integers(len(others)))])), 0))
+    for path, node in _dicts(d):  # two entries exchanged: keeps whatever the entries hold together
+        names = list(node)
+        pairs = [(a, b) for j, a in enumerate(names) for b in names[j + 1 :] if node[a] != node[b]]
+        if pairs:
+            a, b = pairs[int(gen.integers(len(pairs)))]
+            swapped = {**node, a: node[b], b: node[a]}
+            out.append(("/".join(map(str, path)) + f" ({a} and {b} exchanged)", _set_path(d, path, swapped), 0))
+    text = json.dumps(d)
+    for shift in range(1, p):
+        moved = _SEAT_NAME.sub(lambda m, s=shift: f"player_{(int(m.group(1)) + s) % p}", text)
+        out.append((f"every seat moved on by {shift}", json.loads(moved), shift))
+    return out
+
+
+def _collect_pool(pool: dict, d: dict) -> None:
+    for path, value in _leaves(d):
+        bucket = pool.setdefault(_pool_key(path), [])
+        if value not in bucket and len(bucket) < 16:
+            bucket.append(copy.deepcopy(value))
+
+
+def _diff(a, b, path="") -> list[str]:
+    """Paths where two JSON values differ (at most a few)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b)):
+            out += _diff(a.get(key), b.get(key), f"{path}/{key}")
+        return out[:6]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            out += _diff(x, y, f"{path}/{k}")
+        return out[:6]
+    return [] if a == b else [path or "/"]
+
+
+def _check_no_loss(rules, state, games, seen: dict, pool: dict, gen, t: int, edits: int) -> int:
+    """Sampled pairs (every position seen so far) and targeted edits of each public field of the
+    positions at `games`: whenever two positions' canonical knowledge differs for a seat, so must its
+    observations. Returns how many position pairs were compared."""
+    p = state.config.num_players
+    compared = 0
+    for i in games:
+        obs = [rules.observe(state.take(i), k)[0] for k in range(p)]
+        views = [canonical_knowledge(state, i, k) for k in range(p)]
+        for k in range(p):
+            key = obs[k].tobytes()
+            earlier = seen.setdefault(key, (views[k], f"step {t}, game {i}, seat {k}"))
+            compared += 1
+            if earlier[0] != views[k]:
+                fields = _diff(json.loads(earlier[0]), json.loads(views[k]))
+                _fail(
+                    f"no loss: two positions that seat {k} can tell apart ({earlier[1]}; step {t}, game {i}) "
+                    f"give the same observation; they differ in {fields}"
+                )
+        d = rules.describe(state, i)
+        _collect_pool(pool, d)
+        if state.done[i]:  # edits of a finished game make positions no game reaches
+            continue
+        candidates = _edits(d, pool, gen, p)
+        picked = gen.permutation(len(candidates))[:edits] if len(candidates) > edits else range(len(candidates))
+        for c in picked:
+            what, edited, shift = candidates[c]
+            try:
+                other = rules.from_description(edited)
+            except Exception:  # an edit that no consistent position allows
+                continue
+            for k in range(p):
+                k2 = (k + shift) % p
+                view2 = canonical_knowledge(other, 0, k2)
+                compared += 1
+                if view2 == views[k]:
+                    continue
+                if np.array_equal(obs[k], rules.observe(other, k2)[0]):
+                    fields = _diff(json.loads(views[k]), json.loads(view2))
+                    _fail(
+                        f"no loss: seat {k} of game {i} at step {t} and seat {k2} after editing {what!r} can tell "
+                        f"the positions apart (their knowledge differs in {fields}) but get the same observation"
+                    )
+    return compared
 
 
 def playthrough(game: str | GameSpec, num_players: int | None = None, seed: int = 0) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import loss_games
 
 from fruit_envs.core import rng
 from fruit_envs.games.fruit_picking import components as C
@@ -503,5 +504,5 @@ def test_all_variants_together_run_clean(players):
         {"umbrella": True, "market_operation": True, "umbrella_trigger": "placed"},
         {"beginner": True, "umbrella": True, "market_operation": True},
     ):
-        report = check_game("fruit_picking", players, options, num_games=150)
+        report = check_game("fruit_picking", players, options, num_games=150, loss_games=loss_games("fruit_picking"))
         assert len(report.game_lengths) == 150

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPPED = ("agents", "training", "benchmarks")

@@ -3,7 +3,11 @@
 Each game draws its own table in `fruit_envs/games/<id>/picture.py`, found by game id:
 
     view(state, i, seat=None) -> dict   what `seat` may know of game `i` (None: the referee's full view),
-                                        JSON-able, readable names; the only thing `draw` paints from
+                                        JSON-able, readable names; the only thing `draw` paints from.
+                                        Seat names are absolute; where a seat's place in the turn
+                                        order matters, the view states it as a value.
+    knowledge(view) -> dict             (optional) the view without what is shown but can no longer
+                                        matter for play (default: the whole view)
     draw(state, i, seat=None) -> (H, W, 3) uint8, a size that depends on the config only
     text(view) -> str                   (optional) the view as text; default: `view_text`
 
@@ -60,6 +64,16 @@ def view(state, i: int = 0, seat: int | None = None) -> dict:
     if module is not None:
         return module.view(state, i, seat)
     return generic_view(state, i, seat)
+
+
+def knowledge(state, i: int = 0, seat: int | None = None) -> dict:
+    """What `seat` knows of game `i` that can still matter for play: its `view`, passed through the
+    picture module's `knowledge(view)` where it has one (to drop what is shown but can no longer
+    matter, such as a past set's score already counted in a total). Observations are checked against
+    this: two positions whose knowledge differs must give the seat different observations."""
+    v = view(state, i, seat)
+    module = picture_module(state.GAME)
+    return module.knowledge(v) if module is not None and hasattr(module, "knowledge") else v
 
 
 def picture(state, i: int = 0, seat: int | None = None) -> np.ndarray:

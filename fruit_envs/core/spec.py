@@ -73,6 +73,9 @@ class GameSpec:
     wait_action: int | None = None  # the single legal action of a seat that is not deciding (parallel env)
     zero_sum: bool = False
     rulebook_player_counts: tuple[int, ...] | None = None  # counts the rulebook covers (default: all)
+    # True when no rule depends on a seat's absolute number (no fixed start player, no tie-break by
+    # seat): an observation relative to the observer then loses nothing. False: it must say the seat.
+    symmetric_seats: bool = False
 
     @property
     def official_player_counts(self) -> tuple[int, ...]:

@@ -59,6 +59,17 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
     return out
 
 
+def knowledge(v: dict) -> dict:
+    """The view without what cannot matter for play: past sets' scores (their total is kept), and while
+    cards are chosen, who has already chosen (seats choose at the same moment; the order in which the
+    AEC env collects the choices is not part of the game)."""
+    out = {**v, "seats": {name: {k: x for k, x in s.items() if k != "set_scores"} for name, s in v["seats"].items()}}
+    if v["phase"] == "commit" and v["view"] is not None:
+        out["to_move"] = None
+        out["trick"] = {name: card if name == v["view"] else None for name, card in v["trick"].items()}
+    return out
+
+
 def _counts(names: list[str]) -> np.ndarray:
     counts = np.zeros(C.N_CARD_TYPES, dtype=np.int64)
     for name in names:

@@ -80,6 +80,7 @@ SPEC = GameSpec(
     hidden_information=True,
     simultaneous=True,
     rules_module=__name__,
+    symmetric_seats=True,  # no start player; ties are settled by card values, never by seat
     wait_action=WAIT,
 )
 

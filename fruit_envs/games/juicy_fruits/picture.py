@@ -110,6 +110,16 @@ def view(state: R.State, i: int = 0, seat: int | None = None) -> dict:
     return out
 
 
+def knowledge(v: dict) -> dict:
+    """The view with each player's two factory discs as an unordered pair: the discs are alike, and the
+    one that has moved this turn is told by the pending arrow."""
+    seats = {
+        name: {**s, "factory_discs": sorted(s["factory_discs"])} if "factory_discs" in s else s
+        for name, s in v["seats"].items()
+    }
+    return {**v, "seats": seats}
+
+
 # --- layout (sizes depend on the config only) ------------------------------------------------------
 
 WIDTH = 1060
