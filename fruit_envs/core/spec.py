@@ -166,3 +166,15 @@ def get_spec(game: str | GameSpec) -> GameSpec:
 
 def registered_games() -> list[GameSpec]:
     return list(_REGISTRY.values())
+
+
+def retired_version(module_name: str, game: str) -> None:
+    """Raise the `ImportError` of a retired environment version module (`fruit_envs.<game>_v<old>`),
+    naming the current module and Gymnasium id; the changes are listed in CHANGELOG.md."""
+    spec = get_spec(game)
+    old = module_name.rsplit(".", 1)[-1]
+    raise ImportError(
+        f"{old} is retired: {spec.name} is now fruit_envs.{spec.pettingzoo_name} (Gymnasium id {spec.gym_id}); "
+        f"its observations or rules changed, see CHANGELOG.md. Saved states and game records of the old "
+        f"version cannot be loaded by the new rules."
+    )
