@@ -136,7 +136,10 @@ class FruitMultiAgentEnv(MultiAgentEnv):
     def load_state(self, state) -> tuple[dict, dict]:
         """Continue from a given batch-of-1 state (tests, hand-made positions); returns `reset`'s pair."""
         if getattr(state, "GAME", None) != self.game_spec.id:
-            raise StateError(f"load_state: expected a {self.game_spec.name} state, got {type(state).__name__}")
+            raise StateError(
+                f"load_state: expected a {self.game_spec.name} state ({self.game_spec.id}), "
+                f"got {type(state).__name__} of {getattr(state, 'GAME', None)!r}"
+            )
         validate.check_state(state, "load_state", config=self.config, batch_size=1)
         return self._start(state.copy())
 

@@ -123,7 +123,10 @@ class _SingleGame:
     def load_state(self, state) -> None:
         """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`)."""
         if getattr(state, "GAME", None) != self.spec.id:
-            raise StateError(f"load_state: expected a {self.spec.name} state, got {type(state).__name__}")
+            raise StateError(
+                f"load_state: expected a {self.spec.name} state ({self.spec.id}), "
+                f"got {type(state).__name__} of {getattr(state, 'GAME', None)!r}"
+            )
         validate.check_state(state, "load_state", config=self.config, batch_size=1)
         self._set_state(state.copy())
         self._begin_record({"start": self.rules.describe(self._state, 0)})
