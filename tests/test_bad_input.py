@@ -392,6 +392,44 @@ def test_load_state_checks_the_whole_state():
         load(good)
 
 
+# --- descriptions ---------------------------------------------------------------------------------
+
+
+def cherry_description():
+    rules = get_spec("cherry_picking").rules
+    return rules, rules.describe(rules.init(get_spec("cherry_picking").make_config(), np.arange(1, dtype=np.uint64)), 0)
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda d: d["hidden"].pop("hands"), None),  # no hands: the seat to move could not play
+        (lambda d: d["hidden"]["hands"].pop("player_1"), None),  # uneven hands: a seat would run out first
+        (lambda d: d["hidden"]["hands"].update(player_1=7), "hidden.hands.player_1"),
+        (lambda d: d.update(phase="choose"), None),  # nobody holds a card that chooses a plant
+        (lambda d: d.update(set=0), "set"),
+        (lambda d: d.update(hiden={}), "hiden"),
+        (lambda d: d["plants"].pop("cherry"), "plants.cherry"),
+        (lambda d: d.update(step_count=True), "step_count"),
+        (lambda d: d.update(rng_key="-1"), "rng_key"),
+        (lambda d: d["config"].update(num_players=2.0), "config"),
+        (lambda d: d["scores"].update(player_0=5), None),  # totals are the sums of the set scores
+    ],
+)
+def test_cherry_picking_descriptions_name_what_is_wrong(change, field):
+    """Issue 19: a description with `hidden.hands` (or one hand) deleted gave a live game whose player to
+    move had no legal action, and forcing a step gave negative card counts."""
+    from fruit_envs.core.errors import DescriptionError
+
+    rules, d = cherry_description()
+    change(d)
+    with pytest.raises(DescriptionError) as error:
+        rules.from_description(d)
+    assert error.value.field == field
+    if field:
+        assert f"field {field!r}" in str(error.value)
+
+
 # --- copies and pickles ---------------------------------------------------------------------------
 
 

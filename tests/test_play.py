@@ -183,7 +183,7 @@ def test_a_non_ascii_digit_at_a_prompt_asks_again(tmp_path):
 
 def test_picture_of_the_persons_view(tmp_path):
     pytest.importorskip("PIL")
-    picture = tmp_path / "view.png"
+    picture = tmp_path / "missing" / "folder" / "view"  # issue 19: a missing folder crashed after the game
     argv = ["--game", "fruit_picking", "--seed", "1", "--seat", "0", "--no-record", "--picture", str(picture)]
     code, _ = run_play(argv, "q\n")
     assert code == 1 and picture.is_file() and picture.stat().st_size > 10_000
