@@ -13,7 +13,7 @@ The official solo rules are on a supplementary sheet we do not have; this mode i
 single-agent RL: one island, the 2-player business display refreshed by a rival at the end of every
 round, the end when the license marker reaches X or after `rounds` rounds (default 15). Rules,
 decisions, actions, observation and options are documented on the Juicy Fruits page
-(`fruit_envs.juicy_fruits_v0`, section "Score attack"); every assumption is in
+(`fruit_envs.juicy_fruits_v1`, section "Score attack"); every assumption is in
 `fruit_envs/games/juicy_fruits/components.py`.
 
 **Version history.** v0: first release.

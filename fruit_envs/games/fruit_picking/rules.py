@@ -102,6 +102,8 @@ SPEC = GameSpec(
     hidden_information=True,
     simultaneous=False,
     rules_module=__name__,
+    truncation="after max_rounds rounds (option, default 100), or at 12 decisions per turn on average "
+    "(components.DECISIONS_PER_TURN_CAP: House replanting loops)",
 )
 
 

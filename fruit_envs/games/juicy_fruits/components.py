@@ -271,7 +271,7 @@ STACK_COST = np.array([fruit_dict_counts(s[4]) for s in STACKS], dtype=np.int16)
 # License track (COMPONENTS.md §4.7)
 
 LICENSE_STEPS = {2: 8, 3: 10, 4: 12}  # ASSUMED steps from the start space to X
-ROUND_CAP = 40  # ASSUMED engine safety: truncate after this many rounds (see the module docstring)
+ROUND_CAP = 100  # ASSUMED engine safety net: truncate after this many rounds (see the module docstring)
 
 # ----------------------------------------------------------------------------------------------
 # Juice factory (COMPONENTS.md §4.8): the juicy side of the score board, option score_board="juicy".
