@@ -159,8 +159,8 @@ def test_illegal_actions_lose_and_are_counted_or_raise():
     strict.step({agent: np.int64(legal)})
 
 
-def test_the_metrics_callback_reports_counted_illegal_actions():
-    """The count the training script logs is the one the env puts in its final infos."""
+def test_the_metrics_callback_reports_counted_illegal_actions_and_truncated_games():
+    """The counts the training script logs are the ones the env puts in its final infos."""
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
 
     class Episode:
@@ -178,8 +178,11 @@ def test_the_metrics_callback_reports_counted_illegal_actions():
         metrics_logger=logger,
         env_index=0,
     )
-    callback.on_episode_end(episode=Episode({"player_0": {"illegal_actions": 0}}), metrics_logger=logger, env_index=0)
-    assert logger.reduce()["illegal_actions"] == 1
+    callback.on_episode_end(
+        episode=Episode({"player_0": {"illegal_actions": 0, "truncated": True}}), metrics_logger=logger, env_index=0
+    )
+    reduced = logger.reduce()
+    assert reduced["illegal_actions"] == 1 and reduced["truncated_games"] == 1
 
 
 def test_same_seed_same_game_and_rllib_accepts_the_env():
