@@ -31,6 +31,7 @@ class MatchResult:
     truncated: np.ndarray  # (G,) bool
     actions: list[np.ndarray] | None = None  # per decision, (G,) actions (-1 where a game was over)
     records: list[frecord.GameRecord] | None = None  # one per game, when asked for with `record_to`
+    final_state: object = None  # the batch state at the end (every game over)
 
     def outcome(self, seat_of_interest: np.ndarray) -> np.ndarray:
         """+1 win, 0 draw (everyone tied) or truncated (see `truncated`), -1 loss for the given seat of each game."""
@@ -109,6 +110,7 @@ def play_games(
         truncated=state.truncated.copy(),
         actions=log,
         records=records,
+        final_state=state,
     )
 
 
