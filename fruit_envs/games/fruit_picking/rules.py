@@ -475,6 +475,12 @@ def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     s.phase[capped] = OVER
 
 
+def truncation_causes(state: State) -> dict[str, np.ndarray]:
+    """`(n,)` bool per cause of a cut-off: the round cap (`max_rounds`), or the decision cap before it."""
+    capped = state.truncated & (state.rounds >= state.config.max_rounds)
+    return {"round cap": capped, "decision cap": state.truncated & ~capped}
+
+
 def winners(state: State) -> np.ndarray:
     """`(n, P)` bool: set completers (or everyone if none), then most market fruits, then most farm seeds."""
     candidates = completed(state)

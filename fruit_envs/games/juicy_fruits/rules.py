@@ -218,8 +218,8 @@ SPEC = GameSpec(
     hidden_information=False,  # everything is face up after setup; undrawn ships and tokens are deducible
     simultaneous=False,
     rules_module=__name__,
-    truncation=f"after {C.ROUND_CAP} rounds (components.ROUND_CAP), or at once when the game is frozen: "
-    "no seat can do anything but pass (rules.frozen)",
+    truncation=f"after {C.ROUND_CAP} rounds (components.ROUND_CAP), or at the end of a round in which the game "
+    "is frozen: no seat can do anything but pass (rules.frozen)",
 )
 
 
@@ -941,6 +941,12 @@ def frozen(s: State, g: np.ndarray) -> np.ndarray:
     out = np.zeros(len(g), dtype=bool)
     out[doubt] = True
     return out
+
+
+def truncation_causes(state: State) -> dict[str, np.ndarray]:
+    """`(n,)` bool per cause of a cut-off: the round cap, or a frozen game cut off before it."""
+    capped = state.truncated & (state.round >= round_cap(state.config))
+    return {"round cap": capped, "frozen": state.truncated & ~capped}
 
 
 def rival_row(rounds_completed: np.ndarray) -> np.ndarray:
