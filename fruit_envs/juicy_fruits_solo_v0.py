@@ -16,7 +16,11 @@ decisions, actions, observation and options are documented on the Juicy Fruits p
 (`fruit_envs.juicy_fruits_v1`, section "Score attack"); every assumption is in
 `fruit_envs/games/juicy_fruits/components.py`.
 
-**Version history.** v0: first release.
+The round limit is a rule of this mode: a game that reaches it is terminated (stalls scored), never
+truncated (`SPEC.truncation` is None; the Juicy Fruits round cap and frozen-game cut-off do not apply).
+
+**Version history.** v0: first release. Juicy Fruits v1 (issue 16: no outcome at a cut-off, a
+100-round cap, frozen games cut off) changes nothing here, so the score attack stays v0.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Basic game, the juice factory (an option), and the score attack (our own single-
 
 | | |
 |---|---|
-| Import | `from fruit_envs import juicy_fruits_v0` (score attack: `juicy_fruits_solo_v0`) |
-| Gymnasium id | `fruit_envs/JuicyFruits-v0` (single learner) / `gymnasium.make_vec(...)` (batched) |
+| Import | `from fruit_envs import juicy_fruits_v1` (score attack: `juicy_fruits_solo_v0`) |
+| Gymnasium id | `fruit_envs/JuicyFruits-v1` (single learner) / `gymnasium.make_vec(...)` (batched) |
 | Score attack | `fruit_envs/JuicyFruitsSolo-v0`, `juicy_fruits_solo_v0`: one player, reward = points |
 | Actions | Discrete(66), every option and mode |
 | Agents | `player_0` ... `player_{n-1}`, n = 2..4; `player_0` starts (score attack: `player_0` alone) |
@@ -86,8 +86,8 @@ graph may have up to 45 arrows).
 **Observation** (named slices in `rules.observation_layout(config)`; blocks over players list the
 observer first, then the others in turn order): phase (8, one-hot; zeros once over); seat to move,
 relative (n); the observer's own seat (n: seat 0 starts, ties go to the later seat); rounds
-completed / 40; license steps left / start; final round flag; markers left per stack / stack size
-(6); business board, token one-hot per row and slot (20 x 24); the pending token's cell (25), the
+completed / 100 (the round cap); license steps left / start; final round flag; markers left per
+stack / stack size (6); business board, token one-hot per row and slot (20 x 24); the pending token's cell (25), the
 pending business token (24), fruit to split or spaces left to produce / 5, chosen rotation (4);
 fruit reserves / 10 (n x 5); scores / 100 (n); ships per beach position A G B H C I D J E K F L
 (n x 12 x [waiting, fruit counts / 3, points / 4]); islands as channel-major planes of 25 cells
@@ -104,16 +104,40 @@ its rounds are counted against `rounds`, and its final round flag is also set in
 **Action mask.** `action_mask` (int8) marks the legal actions of the phase; a player not to move
 gets all zeros.
 
-**Rewards.** `reward="terminal"` (default): +1 to the winner, -1 to every other player (there is
-always exactly one winner: ties go to the player who took their turn last). `reward="score"`:
-each step's score gain, per player (stalls at the end). The score attack only has `"score"`: its
-return is the game's points.
+**Rewards.** `reward="terminal"` (default): when the rules end the game, +1 to the winner, -1 to
+every other player (there is always exactly one winner: ties go to the player who took their turn
+last); nothing when the game is truncated. `reward="score"`: each step's score gain, per player
+(stalls when the rules end the game; nothing extra at a cut-off). The score attack only has
+`"score"`: its return is the game's points.
 
-**Truncation.** After 40 rounds (`components.ROUND_CAP`) a game that has not ended is cut off
-(an island can block itself so that nothing moves and nothing can be claimed): stalls are scored,
-the winner decided as at a normal end, and `truncated=True`. Random play reaches the cap in most
-2-player games (it rarely buys enough to end); greedy play rarely does. The score attack's round
-limit is its normal end, never a truncation.
+**Truncation** (the contract of every game: `fruit_envs.core.spec.outcome_rewards`). The game ends
+only "at the end of the round in which the license marker arrives at the X", and nothing forces
+anyone to move the marker: players may shuttle collectors for ever, and an island can clog itself so
+that nothing moves and nothing can be claimed. The engine cuts such a game off, as a safety net and
+not as a rule: at the end of round 100 (`components.ROUND_CAP`), or at the end of a round in which the
+game is *frozen* (`rules.frozen`): no seat can do anything on its turn but pass (no token can move on
+its island, no waiting ship's order is covered by its reserve, no waiting business token is both paid
+for and has room on its island, and with the juice factory no disc can advance). A pass changes
+nothing, so a frozen game could only have reached the cap. A cut-off game is `truncated=True`,
+`terminated=False` in every API (the final observation is still given), pays no outcome (0 to every
+seat), does not score stalls and has no winner; evaluations count it as unfinished. Measured share of
+games that reach a cap, 1,000 games per row, every seat the same agent
+(`python -m fruit_envs.benchmarks.truncation --game juicy_fruits --games 1000`):
+
+| players | random: truncated (share) | greedy: truncated (share) | mean decisions random / greedy |
+|---|---|---|---|
+| 2 | 0 (0.000) | 16 (0.016), all at the round cap | 299 / 145 |
+| 3 | 0 (0.000) | 0 (0.000) | 352 / 158 |
+| 4 | 0 (0.000) | 0 (0.000) | 399 / 183 |
+
+No random or greedy game froze. In the 16 greedy games the greedy players shuttle one or two
+collectors back and forth, piling up hundreds of fruits of one or two kinds but never the mix a ship's
+order or a business row asks for (in 6 of them the other island had clogged itself): a loop only the
+cap ends. With v0's cap of 40 rounds, 78%
+of random 2-player games were cut off (they end by the rules around round 47, 99% by round 68).
+
+The score attack's round limit is its own end (a rule of our mode, terminated, stalls scored), never
+a truncation.
 
 **Options.**
 - `ship_setup="bags"` (default): A-F from one bag (25 ships) and G-L from the other, bag chosen by a
@@ -145,7 +169,12 @@ the phase) and leaves the game unchanged; `env()` follows PettingZoo classic (th
 the game ends, a warning is logged).
 
 **Version history.** v0: first release (basic game, 2-4 players); then, without changing the basic
-game's behaviour, the juice factory option and the score attack (issue 7).
+game's behaviour, the juice factory option and the score attack (issue 7). v1 (issue 16): a game cut
+off by the engine's cap is truncated with no outcome (v0 paid the leader +1 and scored stalls, as at a
+normal end); the cap is 100 rounds instead of 40 (random 2-player games end by the rules around round
+47, so 40 cut off three in four of them; the observation's round entry is rounds / 100); a frozen game
+is cut off at the end of the round instead of passing to the cap. The score attack is unchanged
+(`juicy_fruits_solo_v0`).
 """
 
 from __future__ import annotations

@@ -602,7 +602,7 @@ def test_frozen_game_is_cut_off_at_the_end_of_the_round():
     d = describe(state)
     assert d["done"] and d["truncated"] and d["rounds_completed"] == 1
     assert (rewards + more).tolist() == [0.0, 0.0] and score(state, 0) == score(state, 1) == 13
-    assert "truncated: no winner" in R.render(state, 0)
+    assert "truncated: no winner" in R.render(state, 0) and "leading: player_1 with 13 points" in R.render(state, 0)
 
 
 def test_frozen_detection_is_exact():

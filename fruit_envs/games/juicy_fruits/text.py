@@ -359,7 +359,11 @@ def render(state, i: int = 0) -> str:
         lines.append("    ships: " + (", ".join(waiting) if waiting else "none"))
     if d["done"] and not R.is_solo(cfg):
         won = int(np.flatnonzero(R.winners(state.take(i))[0])[0])
-        lines.append(f"winner: player_{won} with {d['players'][f'player_{won}']['score']} points")
+        points = d["players"][f"player_{won}"]["score"]
+        if d["truncated"]:  # no winner: say who led when it was cut off
+            lines.append(f"truncated: no winner; leading: player_{won} with {points} points")
+        else:
+            lines.append(f"winner: player_{won} with {points} points")
     return "\n".join(lines)
 
 
