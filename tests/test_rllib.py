@@ -132,6 +132,30 @@ def test_the_end_of_a_game_reaches_every_agent_at_once():
         env.step({"player_0": 0})
 
 
+def test_a_frozen_game_is_truncated_for_every_agent_with_no_reward():
+    """Issue 16: the clogged Juicy Fruits position ends truncated (not terminated) with 0 for both seats;
+    the same position in its last round ends terminated with the outcome."""
+    from juicy_fruits_helpers import clogged
+
+    from fruit_envs.games.juicy_fruits import rules as R
+
+    for last_round, truncated, paid in ((False, True, [0.0, 0.0]), (True, False, [1.0, -1.0])):
+        env = FruitMultiAgentEnv({"game": "juicy_fruits", "num_players": 2})
+        obs, _ = env.load_state(clogged(last_round=last_round))
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            ((agent, o),) = obs.items()
+            assert np.flatnonzero(o["action_mask"]).tolist() == [R.PASS]
+            obs, rewards, terms, truncs, infos = env.step({agent: R.PASS})
+            for name, reward in rewards.items():
+                returns[name] += reward
+            if terms["__all__"] or truncs["__all__"]:
+                break
+        assert truncs["__all__"] is truncated and terms["__all__"] is (not truncated)
+        assert list(returns.values()) == paid and set(obs) == set(env.possible_agents)
+        assert all(info["truncated"] is truncated for info in infos.values())
+
+
 def test_illegal_actions_lose_and_are_counted_or_raise():
     env = FruitMultiAgentEnv({"game": "cherry_picking", "num_players": 2})
     obs, _ = env.reset(seed=0)

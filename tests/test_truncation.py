@@ -147,6 +147,17 @@ def test_records_of_a_truncated_game_have_no_winner_and_replay_exactly(tmp_path)
     assert "truncated: no winner" in picture
 
 
+def test_pictures_of_a_truncated_game_name_no_winner():
+    from fruit_envs.games.juicy_fruits import picture
+
+    state, _ = R.step(clogged(), np.array([PASS]))
+    state, _ = R.step(state, np.array([PASS]))
+    view = picture.view(state, 0)
+    assert view["truncated"] and view["winners"] == []
+    assert "no winner" in picture.text(view) and "winner: " not in picture.text(view)
+    assert picture.draw(state, 0, seat=1).shape[2] == 3
+
+
 def test_older_records_naming_the_leader_of_a_truncated_game_still_replay():
     """Records written before the contract listed the leaders of a truncated game as its winners."""
     config = get_spec("fruit_picking").make_config(2, max_rounds=2)
