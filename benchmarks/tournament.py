@@ -10,9 +10,9 @@ A beats B when A is among the winners and B is not), ratings (Bradley-Terry on t
 players, OpenSkill Plackett-Luce for more). A truncated game (cut off by a cap, not ended by the rules:
 `fruit_envs.core.spec.outcome_rewards`) is unfinished: it has its own column, per pair and in totals,
 and counts as neither win nor loss: win rates are over finished games, ratings ignore it. Written as
-JSON, CSV, markdown and a heatmap to
-`benchmarks/results/tournament/<game>_<n>p_<timestamp>/`. `--record FILE` also appends every game to a
-JSON-lines file of game records (`python -m fruit_envs.replay FILE` replays them).
+JSON, CSV, markdown and a heatmap to `--out`, by default `results/tournament/<game>_<n>p_<timestamp>/`
+under the current directory. `--record FILE` also appends every game to a JSON-lines file of game
+records (`python -m fruit_envs.replay FILE` replays them).
 """
 
 from __future__ import annotations
@@ -28,12 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from fruit_envs._cli import prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def seatings(num_agents: int, num_players: int) -> np.ndarray:
@@ -285,7 +284,11 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.tournament"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", required=True, help="registered game id")
     parser.add_argument(
         "--agents",
@@ -298,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100, help="games per seating")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
     parser.add_argument(
-        "--out", type=Path, default=None, help="results folder (default: benchmarks/results/tournament/...)"
+        "--out", type=Path, default=None, help="results folder (default: ./results/tournament/<game>_<n>p_<time>/)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -311,10 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spec = get_spec(args.game)
         players = args.num_players or spec.default_num_players
-        out = (
-            args.out
-            or ROOT / "benchmarks" / "results" / "tournament" / f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}"
-        )
+        out = args.out or Path("results", "tournament", f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}")
         summary = run(
             args.game,
             args.agents,

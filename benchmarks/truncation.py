@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from fruit_envs._cli import prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core.spec import get_spec, registered_games
@@ -64,7 +65,11 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.truncation"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", nargs="*", default=None, help="registered game ids (default: every game)")
     parser.add_argument("--players", type=int, nargs="*", default=None, help="player counts (default: all)")
     parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="agents, each playing every seat")
