@@ -38,6 +38,13 @@ and draw two (market operation); `14, 15` keep the first / second drawn card in 
 share the win); nothing when a game is truncated. `reward="score"`: the fruits on each market card
 bought, when it is bought.
 
+**Truncation** (the contract of every game: `fruit_envs.core.spec.outcome_rewards`). Players may
+water for ever, so the engine cuts a game off, as a safety net and not as a rule, after `max_rounds`
+rounds (default 100) or 12 decisions per turn on average (House replanting loops): `truncated=True`,
+no outcome, no winner, counted as unfinished by evaluations. With the defaults no random or greedy
+game reaches a cap (0 of 1,000 at 2, 3 and 4 players each;
+`python -m fruit_envs.benchmarks.truncation --game fruit_picking --games 1000`).
+
 **Winner.** A set completer; between several, most fruits on market cards; then most seeds on farm
 cards including the House; otherwise a shared win. If nobody completed a set (the stack ran out) the
 same tie-breaks decide among all players.

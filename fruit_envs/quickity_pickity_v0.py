@@ -73,6 +73,10 @@ round (the set's new value minus its old value, plus the bonus for a bonus fruit
 placements therefore add up to the money its sets earn, and nothing is paid back when money
 resets. `rules.final_scores` is the cards won.
 
+**Truncation.** None: play cannot stall (above), so no game is ever truncated (`SPEC.truncation` is
+None; 0 of 1,000 random or greedy games at 2-5 players,
+`python -m fruit_envs.benchmarks.truncation --game quickity_pickity`).
+
 **Options.**
 
 * `family` (default `False`): the rulebook's family rule, facial expressions are ignored.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.core import picture as P
+from fruit_envs.core.spec import game_winners
 from fruit_envs.games.colours import colour
 from fruit_envs.games.fruit_picking import components as C
 from fruit_envs.games.fruit_picking import rules
@@ -70,7 +71,7 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
         },
     }
     if d["done"]:
-        won = rules.winners(state.take(i))[0]
+        won = game_winners(rules, state.take(i))[0]  # none when truncated
         out["winners"] = [seats[k] for k in np.flatnonzero(won)]
     return out
 
@@ -180,6 +181,8 @@ def paint(v: dict) -> np.ndarray:
 
     if v["done"]:
         line = f"winner{'s' if len(v['winners']) > 1 else ''}: {', '.join(v['winners'])}"
+        if not v["winners"]:
+            line = "cut off by the engine's cap (truncated): no winner"
         c.text((16, height - 18), line, size=15, colour=P.HIGHLIGHT, anchor="lm", bold=True)
     else:
         c.text(
@@ -263,5 +266,5 @@ def text(v: dict) -> str:
             f"  fruits {s['fruits']}{sets}{mark}"
         )
     if v["done"]:
-        lines.append(f"winner: {', '.join(v['winners'])}")
+        lines.append(f"winner: {', '.join(v['winners'])}" if v["winners"] else "truncated: no winner")
     return "\n".join(lines)

@@ -102,6 +102,8 @@ SPEC = GameSpec(
     hidden_information=True,
     simultaneous=False,
     rules_module=__name__,
+    truncation="after max_rounds rounds (option, default 100), or at 12 decisions per turn on average "
+    "(components.DECISIONS_PER_TURN_CAP: House replanting loops)",
 )
 
 
@@ -471,6 +473,12 @@ def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     capped = games[round_over & ~s.done[games] & (s.rounds[games] >= cfg.max_rounds)]
     s.done[capped] = s.truncated[capped] = True
     s.phase[capped] = OVER
+
+
+def truncation_causes(state: State) -> dict[str, np.ndarray]:
+    """`(n,)` bool per cause of a cut-off: the round cap (`max_rounds`), or the decision cap before it."""
+    capped = state.truncated & (state.rounds >= state.config.max_rounds)
+    return {"round cap": capped, "decision cap": state.truncated & ~capped}
 
 
 def winners(state: State) -> np.ndarray:
