@@ -187,7 +187,7 @@ def everyone(config: Config) -> int:
 
 
 def _shown_by_umbrella(config: Config, cards: np.ndarray) -> np.ndarray:
-    """`(m,)` bool: drawing these cards in a two-card draw shows them to everyone (their umbrella fires)."""
+    """Bool, shaped like `cards`: drawing these in a two-card draw shows them to everyone (their umbrella fires)."""
     return (cards >= len(C.KINDS)) & config.umbrella & (config.umbrella_trigger == "drawn")
 
 
