@@ -7,7 +7,7 @@ from fruit_envs.core.spec import registered_games
 
 # Games whose observations still lose what a seat knows (issue 14): check_game's no-loss part is off for
 # them in the suite, and test_conformance.py::test_known_observation_gaps_are_caught proves it fails.
-KNOWN_OBSERVATION_GAPS = {"fruit_picking", "quickity_pickity"}
+KNOWN_OBSERVATION_GAPS = {"fruit_picking"}
 
 
 def loss_games(game: str) -> int:

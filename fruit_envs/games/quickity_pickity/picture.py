@@ -1,13 +1,17 @@
 """Picture of a Quickity Pickity table: the middle of the table (every tile slot face down, face up
-or gone), the round's marketplace card, and for every seat its phase, the fruit in its hand, this
-tick's choice, its sets with their money, and the cards it has won.
+or gone), the round's marketplace card, what is known of the pile and (two players) of the fruit in
+play, and for every seat its phase, the fruit in its hand, this tick's choice, its sets with their
+money, and the cards it has won.
 
-`view(state, i, seat)` decides what a seat may see: never what lies under a face-down tile, nor the
-choice another seat made this tick (only that it has chosen: seats choose in turn); the order of the
-marketplace pile never. `draw` paints the view only.
+`view(state, i, seat)` decides what a seat may see: never what lies under a face-down tile, which
+fruit lie in the box, the choice another seat made this tick (only that it has chosen: seats choose
+in turn), the cards tied winners took face down or the order of the pile. `knowledge(view)` keeps what
+can matter for play (the observation is checked against it). `draw` paints the view only.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -40,6 +44,9 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             slots.append(None)  # taken: in a hand or a set
     money = rules.money(state.take(i))[0]
     to_move = None if done else seats[min(int(state.to_move[i]), p - 1)]
+    flags, face_down_cards = rules.pile_knowledge(state.take(i))
+    pos = int(state.deck_pos[i])
+    shown_since = [int(c) for c in np.flatnonzero(flags[0])]
     out = {
         "game": rules.SPEC.id,
         "players": p,
@@ -56,11 +63,24 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             "bonus": f"{bonus_colour} {bonus_shape}",
             "bonus_points": int(bonus),
         },
+        "starter": seats[int(state.starter[i])],
+        "tiles_in_play": _tiles_in_play(cfg),
+        "cards_shown": [int(c) for c in state.deck[i, :pos][state.shown[i, :pos]]],  # each round's card, in order
+        "pile": {
+            "shown_since_shuffle": shown_since,  # no longer in the pile's current shuffle
+            "taken_face_down_since_shuffle": int(face_down_cards[0]),
+            "left_in_shuffle": C.N_CARDS - len(shown_since) - int(face_down_cards[0]),
+        },
         "monkeys_up": int(((loc == rules.FACE_UP) & (layout == C.MONKEY)).sum()),
         "face_down": int((loc == rules.FACE_DOWN).sum()),
         "slots": slots,
         "seats": {},
     }
+    if rules.box_hidden(cfg):
+        out["seen_in_play"] = rules.seen_in_play(state, i)  # in earlier rounds; this round's are on the table
+        if seat is None:
+            box = C.COPIES - state.in_play[i, : C.N_FRUIT_TYPES].astype(np.int64)
+            out["box"] = [C.tile_name(k) for k in np.repeat(np.arange(C.N_FRUIT_TYPES), box)]
     for k, name in enumerate(seats):
         committed = int(state.committed[i, k])
         if committed == rules.NO_ACTION:
@@ -94,6 +114,45 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
     if done:
         best = max(s["cards_won"] for s in out["seats"].values())
         out["winners"] = [name for name, s in out["seats"].items() if s["cards_won"] == best]
+    return out
+
+
+def _tiles_in_play(cfg) -> str:
+    if rules.box_hidden(cfg):
+        return f"a random {C.TWO_PLAYER_FRUIT} of the {C.N_FRUIT} fruit, hidden, and the {C.N_MONKEYS} monkeys"
+    if rules.fruit_count(cfg) < C.N_FRUIT:
+        return f"one of each of the {C.N_FRUIT_TYPES} fruit types and the {C.N_MONKEYS} monkeys"
+    return f"all {C.N_FRUIT} fruit and the {C.N_MONKEYS} monkeys"
+
+
+def knowledge(v: dict) -> dict:
+    """What a seat knows that can matter for play, from its view (the observation must tell apart any two
+    positions whose knowledge differs). Dropped, since no rule reads them: where each tile lies (face-down
+    slots are exchangeable and a take names a type), the round and tick numbers, which round showed which
+    card, and who has chosen this tick (seats choose at the same moment; the order in which the AEC env
+    collects their choices is not part of the game). Each set becomes its size, attributes present,
+    bonus fruit and value: sets cannot be rearranged and a set's future depends only on those (a fruit
+    joins legally when the attributes stay one expression and one colour or shape; the card pays by
+    size; the bonus by bonus fruit). The fruit that left the middle are kept per type (`taken`), so
+    what may still lie face down stays known."""
+    out = {k: x for k, x in v.items() if k not in ("slots", "tick", "round", "to_move", "cards_shown")}
+    up = Counter(x for x in v["slots"] if x is not None and not x.startswith(FACE_DOWN) and x != "monkey")
+    out["face_up"] = dict(sorted(up.items()))
+    taken: Counter = Counter()
+    seats = {}
+    for name, s in v["seats"].items():
+        if s["holding"] is not None:
+            taken[s["holding"]] += 1
+        sets = []
+        for st in s["sets"]:
+            taken.update(st["tiles"])
+            parts = [t.split(" ") for t in st["tiles"]]
+            attributes = [sorted({part[j] for part in parts}) for j in range(3)]  # expressions, colours, shapes
+            sets.append({**{k: x for k, x in st.items() if k != "tiles"}, "size": len(parts), "attributes": attributes})
+        mine = v["view"] is None or v["view"] == name
+        seats[name] = {**s, "sets": sets, "choice": s["choice"] if mine else None}
+    out["taken"] = dict(sorted(taken.items()))
+    out["seats"] = seats
     return out
 
 
