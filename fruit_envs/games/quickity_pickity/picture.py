@@ -172,13 +172,15 @@ MINI = 22  # a tile in a set or a hand
 SET_COLUMNS = 4
 ROW_H = 150
 LEFT = 210  # width of the name column of a seat's row
+SET_CELLS = 8  # set cells in a seat's row; more sets than that are summed up in the last cell
+KNOWN_H = 74  # the strip of what is known of the pile and of the fruit in play
 
 
 def size(config) -> tuple[int, int]:
     """(height, width) of the picture."""
     rows = -(-rules.num_slots(config) // PER_ROW)
     middle = max(rows * (TILE + GAP) + 34, 300)
-    return HEADER + 10 + middle + 10 + config.num_players * (ROW_H + 8) + 30, WIDTH
+    return HEADER + 10 + middle + 10 + KNOWN_H + 8 + config.num_players * (ROW_H + 8) + 30, WIDTH
 
 
 def _status(v: dict) -> str:
@@ -214,8 +216,12 @@ def paint(v: dict, config) -> np.ndarray:
     x0 = 10 + grid_w + 10
     _market_card(c, (x0, top, WIDTH - 10, top + middle_h), v)
 
-    # one row per seat
+    # what everyone knows of the pile and (hidden box) of the fruit in play
     y = top + middle_h + 10
+    _known(c, (10, y, WIDTH - 10, y + KNOWN_H), v)
+
+    # one row per seat
+    y += KNOWN_H + 8
     for name, s in v["seats"].items():
         _seat_row(c, y, name, s, v)
         y += ROW_H + 8
@@ -233,6 +239,42 @@ def paint(v: dict, config) -> np.ndarray:
             anchor="lm",
         )
     return c.array()
+
+
+def _known(c: P.Canvas, box, v: dict) -> None:
+    """The pile (cards shown since its last shuffle, cards taken face down) and, with a hidden box, the
+    fruit seen in play in earlier rounds: each type with the most copies seen in one round."""
+    x0, y0, x1, y1 = box
+    pile = v["pile"]
+    shown = ", ".join(str(card) for card in pile["shown_since_shuffle"]) or "none"
+    line = (
+        f"pile: {pile['left_in_shuffle']} of 16 cards left in this shuffle; shown: {shown}; "
+        f"taken face down: {pile['taken_face_down_since_shuffle']}; starting player {v['starter']}"
+    )
+    c.panel(box, c.fit(line, x1 - x0 - 24, 12))
+    if "seen_in_play" not in v:
+        c.text((x0 + 12, y0 + 44), f"tiles in play: {v['tiles_in_play']}", size=12, colour=P.MUTED, anchor="lm")
+        return
+    seen = v["seen_in_play"]
+    c.text((x0 + 12, y0 + 34), "seen in play", size=11, colour=P.MUTED, anchor="lm")
+    c.text((x0 + 12, y0 + 50), "in earlier rounds", size=11, colour=P.MUTED, anchor="lm")
+    step = (x1 - x0 - 130) // C.N_FRUIT_TYPES
+    for k in range(C.N_FRUIT_TYPES):
+        name = C.tile_name(k)
+        x = x0 + 120 + k * step
+        entry = seen.get(name)
+        if entry is None:
+            c.box((x, y0 + 26, x + MINI, y0 + 26 + MINI), fill=P.light(P.LINE, 0.7), outline=P.LINE, radius=4)
+        else:
+            _tile(c, (x, y0 + 26, x + MINI, y0 + 26 + MINI), name)
+        label = "-" if entry is None else "x2" if entry["most_in_one_round"] == 2 else f"x1:{entry['rounds_with_one']}"
+        c.text((x + MINI / 2, y0 + 60), label, size=9, colour=P.MUTED, anchor="mm")
+
+
+def _seen(entry: dict) -> str:
+    if entry["most_in_one_round"] == 2:
+        return "x2"
+    return f"x1 in {entry['rounds_with_one']} round{'s' if entry['rounds_with_one'] > 1 else ''}"
 
 
 def _market_card(c: P.Canvas, box, v: dict) -> None:
@@ -357,7 +399,8 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     if not s["sets"]:
         c.text((x0, y + 16), "no sets yet", size=12, colour=P.MUTED, anchor="lm")
     fit = (cell_w - 12) // (MINI + 2)
-    for k, st in enumerate(s["sets"]):
+    shown_sets = s["sets"] if len(s["sets"]) <= SET_CELLS else s["sets"][: SET_CELLS - 1]
+    for k, st in enumerate(shown_sets):
         x = x0 + (k % SET_COLUMNS) * cell_w
         top = y + 6 + (k // SET_COLUMNS) * cell_h
         fill = P.light((190, 50, 50), 0.85) if not st["legal"] else P.light(P.TABLE, 0.3)
@@ -373,6 +416,15 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
         if len(shown) < len(st["tiles"]):
             tx = x + 6 + len(shown) * (MINI + 2)
             c.text((tx + 2, top + 22 + MINI / 2), f"+{len(st['tiles']) - len(shown)}", size=11, anchor="lm")
+    if len(shown_sets) < len(s["sets"]):  # "any number of sets": the rest in the last cell
+        rest = s["sets"][len(shown_sets) :]
+        k = len(shown_sets)
+        x = x0 + (k % SET_COLUMNS) * cell_w
+        top = y + 6 + (k // SET_COLUMNS) * cell_h
+        c.box((x, top, x + cell_w - 6, top + cell_h - 4), fill=P.light(P.TABLE, 0.3), outline=P.LINE, radius=5)
+        fruit = sum(len(st["tiles"]) for st in rest)
+        c.text((x + 6, top + 12), f"+{len(rest)} more sets ({fruit} fruit)", size=11, colour=P.MUTED, anchor="lm")
+        c.text((x + cell_w - 12, top + 12), f"{sum(st['value'] for st in rest):+d}", size=13, anchor="rm", bold=True)
 
 
 def text(v: dict) -> str:
@@ -391,6 +443,17 @@ def text(v: dict) -> str:
         if slot is not None and not slot.startswith(FACE_DOWN):
             up.setdefault(slot, []).append(t)
     lines.append("  " + (", ".join(f"{name}{f' x{len(ts)}' if len(ts) > 1 else ''}" for name, ts in up.items()) or "-"))
+    pile = v["pile"]
+    lines.append(
+        f"pile: {pile['left_in_shuffle']} left in this shuffle, shown {pile['shown_since_shuffle']}, "
+        f"{pile['taken_face_down_since_shuffle']} taken face down; starting player {v['starter']}; "
+        f"in play: {v['tiles_in_play']}"
+    )
+    if "seen_in_play" in v:
+        seen = ", ".join(f"{name} {_seen(entry)}" for name, entry in v["seen_in_play"].items())
+        lines.append(f"seen in play in earlier rounds: {seen or '-'}")
+    if "box" in v:
+        lines.append(f"box (hidden from the seats): {', '.join(v['box'])}")
     if v["view"] is None:
         down = [slot.partition(": ")[2] for slot in v["slots"] if slot is not None and slot.startswith(FACE_DOWN)]
         lines.append("  face down (hidden from the seats): " + (", ".join(down) or "-"))
