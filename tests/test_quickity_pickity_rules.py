@@ -367,6 +367,25 @@ def test_two_player_sets_of_five_six_and_seven_are_reachable_and_paid():
     assert R.describe(state)["cards_won"] == {"player_0": 1, "player_1": 0}
 
 
+@pytest.mark.slow
+def test_greedy_two_player_play_builds_sets_of_seven():
+    """Issue 15: 'sets of 7+ fruit occur in greedy play' with 2 players (v0's one copy of each type capped sets at 4 fruit)."""
+    from fruit_envs.agents import make_agent
+
+    config = R.SPEC.make_config(2)
+    greedy = make_agent("greedy", R.SPEC, config)
+    state = R.init(config, rng.keys_from_seed(11, 400))
+    gen = np.random.default_rng(11)
+    largest = 0
+    while not state.done.all():
+        live = ~state.done
+        largest = max(largest, int(state.set_size.max()))
+        actions = np.zeros(400, dtype=np.int64)
+        actions[live] = greedy.act(R.observe(state.take(live), state.to_move[live]), R.legal_mask(state)[live], gen)
+        state, _ = R.step(state, actions)
+    assert largest >= 7
+
+
 def test_bonus_fruit_may_have_any_expression():
     """'A bonus fruit can have any facial expression.'"""
     assert R.score_tiles(0, [["sweet red round"], ["sour red round"]]) == -2 - 2 + 2

@@ -98,6 +98,7 @@ class State(BatchState):
     round_index: np.ndarray  # (n,) int16: 0-based round
     starter: np.ndarray  # (n,) int8: starting player of the round (the last round winner)
     in_play: np.ndarray  # (n, 33) int8: copies of each kind on the table (hidden while the box is hidden)
+    kind_start: np.ndarray  # (n, 34) int8: where each kind's copies begin in `kind_slots` (kept with `in_play`)
     layout: np.ndarray  # (n, T) int8: tile kind at each slot (hidden while face down)
     location: np.ndarray  # (n, T) int16: FACE_DOWN, FACE_UP, HELD_BASE + seat, SET_BASE + seat * S + set
     up_count: np.ndarray  # (n, 33) int8: face-up tiles of each kind, monkeys last (kept with `location`)
@@ -316,6 +317,12 @@ def _random_half(sub: np.ndarray) -> np.ndarray:
     return counts.astype(np.int8)
 
 
+def _set_kind_start(s: State) -> None:
+    """`kind_start` from `in_play`: the copies of kind k are `kind_slots[kind_start[k] : kind_start[k + 1]]`."""
+    s.kind_start[:, 0] = 0
+    s.kind_start[:, 1:] = np.cumsum(s.in_play, axis=1, dtype=np.int64)
+
+
 def _sorted_tiles(counts: np.ndarray, t: int) -> np.ndarray:
     """`(n, t)` int8: each row's tiles in kind order, from `(n, 33)` copies per kind adding up to at most `t`
     (positions past a row's total read kind 33)."""
@@ -342,6 +349,7 @@ def init(config: Config, keys: np.ndarray) -> State:
         round_index=np.zeros(n, dtype=np.int16),
         starter=np.zeros(n, dtype=np.int8),
         in_play=np.zeros((n, C.N_KINDS), dtype=np.int8),
+        kind_start=np.zeros((n, C.N_KINDS + 1), dtype=np.int8),
         layout=np.zeros((n, t), dtype=np.int8),
         location=np.zeros((n, t), dtype=np.int16),
         up_count=np.zeros((n, C.N_KINDS), dtype=np.int8),
@@ -366,6 +374,7 @@ def init(config: Config, keys: np.ndarray) -> State:
         state.in_play[:] = _random_half(sub)
     else:
         state.in_play[:] = C.tile_counts(p, config.two_player_tiles)[None, :]
+    _set_kind_start(state)
     state.layout[:] = _sorted_tiles(state.in_play, t)
     for block in range(d // C.N_CARDS):
         state.keys, sub = rng.split(state.keys)
@@ -527,7 +536,7 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     # the j-th face-down slot (a uniformly random tile, and players reach for different tiles); only
     # when more players flip than tiles lie face down do two turn the same tile: both reveal it.
     n_flips = flip.sum(axis=1)
-    up_change = np.zeros((m, C.N_KINDS), dtype=np.int64)
+    monkeys = s.up_count[games, C.MONKEY].astype(np.int64)
     if n_flips.any():
         turned, found = _face_down_slots(start == FACE_DOWN, n_flips)
         rank = np.cumsum(flip, axis=1) - 1
@@ -535,9 +544,11 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         fresh = rank[gi, pi] < found[gi]
         slot = turned[gi, np.minimum(rank[gi, pi], found[gi] - 1)]
         loc[gi, slot] = FACE_UP
-        up_change += _count_kinds(gi[fresh], s.layout[games[gi[fresh]], slot[fresh]], m)
+        turned_kind = s.layout[games[gi[fresh]], slot[fresh]]
+        np.add.at(s.up_count, (games[gi[fresh]], turned_kind), 1)
+        monkeys += np.bincount(gi[fresh][turned_kind == C.MONKEY], minlength=m)
         phase[flip] = TAKE
-    stop = s.up_count[games, C.MONKEY] + up_change[:, C.MONKEY] >= C.MONKEYS_TO_STOP
+    stop = monkeys >= C.MONKEYS_TO_STOP
     take &= ~stop[:, None]
     place &= ~stop[:, None]
 
@@ -585,9 +596,8 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
             rank[rows_c] = ahead.sum(axis=2)
         kind = np.maximum(kind, 0)
         # the type's copies in play (at most 2) follow each other in kind_slots
-        counts = s.in_play[games].astype(np.int64)
-        copies = counts[rows[:, None], kind]  # (m, P)
-        begin = (np.cumsum(counts, axis=1) - counts)[rows[:, None], kind]
+        begin = s.kind_start[games[:, None], kind].astype(np.int64)  # (m, P)
+        copies = s.kind_start[games[:, None], kind + 1] - begin
         t = start.shape[1]
         first = s.kind_slots[games[:, None], np.minimum(begin, t - 1)].astype(np.int64)
         second = s.kind_slots[games[:, None], np.minimum(begin + 1, t - 1)].astype(np.int64)
@@ -599,13 +609,11 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         gi, pi = np.nonzero(won)
         loc[gi, slot[gi, pi]] = HELD_BASE + pi
         s.held[games[gi], pi] = slot[gi, pi]
-        taken_change = _count_kinds(gi, kind[gi, pi], m)
-        up_change -= taken_change
-        s.taken[games] += taken_change.astype(np.int8)
+        np.add.at(s.up_count, (games[gi], kind[gi, pi]), -1)
+        np.add.at(s.taken, (games[gi], kind[gi, pi]), 1)
         phase[won] = PLACE
 
     s.location[games] = loc
-    s.up_count[games] += up_change.astype(np.int8)
     s.seat_phase[games] = phase
     s.committed[games] = NO_ACTION
     s.to_move[games] = 0
@@ -626,9 +634,11 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     np.add.at(s.taken, (games[gi], s.layout[games[gi], back]), -1)
     s.held[games] = NO_SLOT
     s.seat_phase[games] = FLIP
-    sub = s.take(games)
-    earned = money(sub)
-    fruit = sub.set_size.sum(axis=2, dtype=np.int64)
+    size, bits, bonus = s.set_size[games], s.set_bits[games], s.set_bonus[games]
+    card = s.card[games].astype(np.int64)
+    earned = set_values(card[:, None, None], size, bits, cfg.family).sum(axis=2)
+    earned += C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus.sum(axis=2, dtype=np.int64)
+    fruit = size.sum(axis=2, dtype=np.int64)
     best = earned == earned.max(axis=1, keepdims=True)
     fruit_best = np.where(best, fruit, -1)
     tied = best & (fruit_best == fruit_best.max(axis=1, keepdims=True))
@@ -654,8 +664,8 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
 def _remember_seen(s: State, games: np.ndarray) -> None:
     """Before the tiles are reshuffled: per fruit type, the copies everyone saw in play this round (face
     up or taken) update the most seen in one round and the rounds with exactly one copy seen."""
-    sub = s.take(games)
-    seen = _kind_counts(sub, sub.location != FACE_DOWN)[:, : C.N_FRUIT_TYPES]
+    up = s.location[games] != FACE_DOWN
+    seen = _count_kinds(np.nonzero(up)[0], s.layout[games][up], len(games))[:, : C.N_FRUIT_TYPES]
     s.seen_most[games] = np.maximum(s.seen_most[games], seen)
     s.seen_once[games] += (seen == 1).astype(np.int8)
 
@@ -1164,6 +1174,7 @@ def from_description(d: dict) -> State:
     rest = np.repeat(np.arange(C.N_KINDS), left)
     layout[free], location[free] = rest, FACE_DOWN
     state.in_play[0] = in_play
+    _set_kind_start(state)
     state.layout[0], state.location[0] = layout, location
     state.up_count[0] = face_up_counts(state)[0]
     state.taken[0] = taken_counts(state)[0]
@@ -1395,6 +1406,7 @@ def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
     if box_hidden(s.config):
         keys, sub = rng.split(keys)
         s.in_play[:, : C.N_FRUIT_TYPES] = _sample_box(s, sub)
+        _set_kind_start(s)
     keys, sub = rng.split(keys)
     _lay_face_down(s, s.in_play.astype(np.int64) - _kind_counts(s, s.location != FACE_DOWN), sub)
     keys, sub = rng.split(keys)
@@ -1434,6 +1446,8 @@ def invariants(state: State) -> list[str]:
         game = np.flatnonzero(bad_play)[0]
         problems.append(f"tiles not conserved: the tiles in play are not a valid set of {t} in game {game}")
         return problems
+    if (state.kind_start[:, 1:] != np.cumsum(in_play, axis=1)).any() or (state.kind_start[:, 0] != 0).any():
+        problems.append("kind_start does not follow the tiles in play")
     counts = np.bincount((np.arange(n)[:, None] * C.N_KINDS + layout).reshape(-1), minlength=n * C.N_KINDS)
     wrong = (counts.reshape(n, C.N_KINDS) != in_play).any(axis=1)
     if wrong.any():
