@@ -361,7 +361,7 @@ def test_two_player_sets_of_five_six_and_seven_are_reachable_and_paid():
             state, _ = tick(state, "flip", "flip")
         state, _ = tick(state, f"take sour yellow {shape}", "flip")
         state, _ = tick(state, "place in set 0", "flip")
-        assert int(state.set_size[0, 0, 0]) == size and R.money(state)[0, 0] == pays == C.CARDS[6][0][size - 1]
+        assert int(state.set_size[0, 0]) == size and R.money(state)[0, 0] == pays == C.CARDS[6][0][size - 1]
     assert R.score_tiles(6, [[*four, *four]]) == 10, "8 fruit read the 7+ column"
     state, _ = tick(state, "flip", "flip")  # the third monkey
     assert R.describe(state)["cards_won"] == {"player_0": 1, "player_1": 0}
@@ -830,7 +830,7 @@ def test_invariants_catch_lost_tiles_broken_sets_and_lost_cards():
     lost.layout[0, 9] = C.tile_from_name("sweet red round")  # a second copy where the 2-player game has one
     assert any("tiles not conserved" in p for p in R.invariants(lost))
     grown = state.copy()
-    grown.set_size[0, 0, 0] += 1
+    grown.set_size[0, 0] += 1
     assert any("set sizes" in p for p in R.invariants(grown))
     counted = state.copy()
     counted.up_count[0, C.tile_from_name("sour green drop")] = 0

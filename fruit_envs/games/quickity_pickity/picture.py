@@ -91,16 +91,17 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             choice = CHOSEN
         held = int(state.held[i, k])
         sets = []
+        first = int(rules.zone_start(state.num_sets[i])[k])
         for s in range(int(state.num_sets[i, k])):
             tiles = [C.tile_name(layout[t]) for t in np.flatnonzero(loc == rules.SET_BASE + k * rules.S + s)]
-            size, bits = int(state.set_size[i, k, s]), int(state.set_bits[i, k, s])
+            size, bits = int(state.set_size[i, first + s]), int(state.set_bits[i, first + s])
             legal = bool(rules.set_is_legal(bits, cfg.family))
             sets.append(
                 {
                     "tiles": tiles,
                     "legal": legal,
                     "value": int(rules.set_values(card, size, bits, cfg.family)),
-                    "bonus_fruit": int(state.set_bonus[i, k, s]),
+                    "bonus_fruit": int(state.set_bonus[i, first + s]),
                 }
             )
         out["seats"][name] = {

@@ -106,9 +106,11 @@ class State(BatchState):
     kind_slots: np.ndarray  # (n, T) int8: the slots sorted by the kind lying there (kept with `layout`)
     held: np.ndarray  # (n, P) int8: slot of the tile in each hand, -1 none
     num_sets: np.ndarray  # (n, P) int8: sets started in each zone
-    set_size: np.ndarray  # (n, P, F) int8: tiles in each set
-    set_bits: np.ndarray  # (n, P, F) int16: OR of the tiles' attribute bits (components.KIND_BITS)
-    set_bonus: np.ndarray  # (n, P, F) int8: bonus fruit of the current card in each set
+    # every set of every zone, one row each: player_0's sets in order, then player_1's, ... (`zone_start`);
+    # every set holds a fruit, so F rows hold them all; rows past the last set are zero
+    set_size: np.ndarray  # (n, F) int8: tiles in each set
+    set_bits: np.ndarray  # (n, F) int16: OR of the tiles' attribute bits (components.KIND_BITS)
+    set_bonus: np.ndarray  # (n, F) int8: bonus fruit of the current card in each set
     seen_most: np.ndarray  # (n, 32) int8: most copies of each fruit type seen in one finished round (hidden box)
     seen_once: np.ndarray  # (n, 32) int8: finished rounds in which exactly one copy was seen (hidden box)
     committed: np.ndarray  # (n, P) int8: action chosen this tick, -1 not yet (hidden from the others)
@@ -263,12 +265,30 @@ def current_card(state: State) -> np.ndarray:
     return state.card.astype(np.int64)
 
 
+def zone_start(num_sets: np.ndarray) -> np.ndarray:
+    """`(..., P)` int64: the set row of each zone's set 0 (the zones' sets follow each other in seat order)."""
+    counts = np.asarray(num_sets, dtype=np.int64)
+    return np.cumsum(counts, axis=-1) - counts
+
+
+def zone_sums(values: np.ndarray, num_sets: np.ndarray) -> np.ndarray:
+    """`(n, P)` int64: `values` `(n, F)` of the set rows added up zone by zone."""
+    ends = np.cumsum(num_sets.astype(np.int64), axis=1)
+    running = np.zeros((len(values), values.shape[1] + 1), dtype=np.int64)
+    np.cumsum(values, axis=1, out=running[:, 1:])
+    return np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - num_sets, axis=1)
+
+
+def _set_money(card: np.ndarray, size: np.ndarray, bits: np.ndarray, bonus: np.ndarray, family: bool) -> np.ndarray:
+    """`(m, F)` int64 money of each set row on the games' cards `(m,)`, its bonus fruit included."""
+    card = np.asarray(card, dtype=np.int64)
+    return set_values(card[:, None], size, bits, family) + C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus
+
+
 def money(state: State) -> np.ndarray:
     """`(n, P)` int64 each seat's money this round: its sets on the current card plus the bonus."""
-    card = current_card(state)
-    values = set_values(card[:, None, None], state.set_size, state.set_bits, state.config.family)
-    bonus = C.CARD_BONUS[card].astype(np.int64)[:, None] * state.set_bonus.sum(axis=2, dtype=np.int64)
-    return values.sum(axis=2) + bonus
+    worth = _set_money(state.card, state.set_size, state.set_bits, state.set_bonus, state.config.family)
+    return zone_sums(worth, state.num_sets)
 
 
 def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
@@ -357,9 +377,9 @@ def init(config: Config, keys: np.ndarray) -> State:
         kind_slots=np.zeros((n, t), dtype=np.int8),
         held=np.full((n, p), NO_SLOT, dtype=np.int8),
         num_sets=np.zeros((n, p), dtype=np.int8),
-        set_size=np.zeros((n, p, f), dtype=np.int8),
-        set_bits=np.zeros((n, p, f), dtype=np.int16),
-        set_bonus=np.zeros((n, p, f), dtype=np.int8),
+        set_size=np.zeros((n, f), dtype=np.int8),
+        set_bits=np.zeros((n, f), dtype=np.int16),
+        set_bonus=np.zeros((n, f), dtype=np.int8),
         seen_most=np.zeros((n, C.N_FRUIT_TYPES), dtype=np.int8),
         seen_once=np.zeros((n, C.N_FRUIT_TYPES), dtype=np.int8),
         committed=np.full((n, p), NO_ACTION, dtype=np.int8),
@@ -439,7 +459,7 @@ def _mask_rows(f: int) -> np.ndarray:
 def _seat_mask(state: State, seat: np.ndarray, deciding: np.ndarray) -> np.ndarray:
     """`(n, 99)` the legal actions of `seat` `(n,)` where `deciding`, from the public table only."""
     rows = np.arange(state.batch_size)
-    f = state.set_size.shape[2]
+    f = state.set_size.shape[1]
     table = _mask_rows(f)
     phase = state.seat_phase[rows, seat].astype(np.intp)
     code = np.where(deciding, phase * (f + 1) + state.num_sets[rows, seat], len(table) - 1)
@@ -561,19 +581,21 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         target = acts[gi, pi] - PLACE_BASE
         new = target == S
         target = np.where(new, s.num_sets[g, pi], target)
+        if new.any():
+            _open_sets(s, g[new], pi[new])
+        row = zone_start(s.num_sets[g])[np.arange(len(g)), pi] + target
         card = s.card[g].astype(np.int64)
         is_bonus = C.IS_BONUS[card, kind]
         if cfg.reward == "score":
-            before = set_values(card, s.set_size[g, pi, target], s.set_bits[g, pi, target], cfg.family)
+            before = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
         loc[gi, held] = SET_BASE + pi * S + target
-        s.set_size[g, pi, target] += 1
-        s.set_bits[g, pi, target] |= C.KIND_BITS[kind]
-        s.set_bonus[g, pi, target] += is_bonus
-        s.num_sets[g, pi] += new
+        s.set_size[g, row] += 1
+        s.set_bits[g, row] |= C.KIND_BITS[kind]
+        s.set_bonus[g, row] += is_bonus
         s.held[g, pi] = NO_SLOT
         phase[gi, pi] = FLIP
         if cfg.reward == "score":
-            after = set_values(card, s.set_size[g, pi, target], s.set_bits[g, pi, target], cfg.family)
+            after = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
             rewards[g, pi] += after - before + C.CARD_BONUS[card] * is_bonus
 
     # B. takes: the copies of a type face up at the start of the tick go to its takers, in a
@@ -621,6 +643,30 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         _end_round(s, games[stop], rewards)
 
 
+def _open_sets(s: State, games: np.ndarray, seats: np.ndarray) -> None:
+    """Start an empty set at the end of zone `seats` of `games` (a game appears at most once per seat). The
+    rows of later zones move down one to make room, so the set rows stay in seat order; seats are taken
+    from the last one back, so each insertion point is still where the earlier ones left it."""
+    p, f = s.num_sets.shape[1], s.set_size.shape[1]
+    cols = np.arange(f)[None, :]
+    for k in range(p - 1, -1, -1):
+        g = games[seats == k]
+        if not len(g):
+            continue
+        counts = s.num_sets[g].astype(np.int64)
+        later = counts[:, k + 1 :].sum(axis=1) > 0
+        moving = g[later]
+        if len(moving):
+            at = counts[later, : k + 1].sum(axis=1)  # the new set's row: the first row of the next zones
+            source = cols - (cols > at[:, None])
+            for name in ("set_size", "set_bits", "set_bonus"):
+                rows = getattr(s, name)
+                block = np.take_along_axis(rows[moving], source, axis=1)
+                block[np.arange(len(moving)), at] = 0
+                rows[moving] = block
+        s.num_sets[g, k] += 1
+
+
 def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     """Score the round: the richest player (then the one with most fruit) takes the card; ties all take one."""
     cfg = s.config
@@ -634,11 +680,9 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     np.add.at(s.taken, (games[gi], s.layout[games[gi], back]), -1)
     s.held[games] = NO_SLOT
     s.seat_phase[games] = FLIP
-    size, bits, bonus = s.set_size[games], s.set_bits[games], s.set_bonus[games]
-    card = s.card[games].astype(np.int64)
-    earned = set_values(card[:, None, None], size, bits, cfg.family).sum(axis=2)
-    earned += C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus.sum(axis=2, dtype=np.int64)
-    fruit = size.sum(axis=2, dtype=np.int64)
+    size, num_sets = s.set_size[games], s.num_sets[games]
+    earned = zone_sums(_set_money(s.card[games], size, s.set_bits[games], s.set_bonus[games], cfg.family), num_sets)
+    fruit = zone_sums(size, num_sets)
     best = earned == earned.max(axis=1, keepdims=True)
     fruit_best = np.where(best, fruit, -1)
     tied = best & (fruit_best == fruit_best.max(axis=1, keepdims=True))
@@ -785,7 +829,7 @@ def observe(state: State, player) -> np.ndarray:
     """
     cfg = state.config
     n, p, t = state.batch_size, cfg.num_players, state.location.shape[1]
-    f = state.set_size.shape[2]
+    f = state.set_size.shape[1]
     seat = _seat_array(state, player)
     rows = np.arange(n)
     lay = _layout(cfg)
@@ -818,18 +862,19 @@ def observe(state: State, player) -> np.ndarray:
     _block(obs, lay["held"], (p, HELD_FEATURES))[:] = np.take(HELD_ROWS, held_kind, axis=0)
 
     # sets: one row per set, the observer's sets first (row s is its set s), then each other seat's in
-    # turn; every set holds a fruit, so F rows hold every zone. Rows past the last set stay zero.
+    # turn: the state's set rows (seat by seat) turned to start at the observer's zone. Every set holds a
+    # fruit, so F rows hold every zone. Rows past the last set stay zero.
     sets = _block(obs, lay["sets"], (f, p + SET_FEATURES))
-    num_sets = _from_seat(state.num_sets, seat, p).astype(np.int64)  # (n, P)
-    first = np.cumsum(num_sets.reshape(-1)) - num_sets.reshape(-1)  # first set of each zone among all sets
-    zone = np.repeat(np.arange(n * p), num_sets.reshape(-1))
-    gi, pi = np.divmod(zone, p)  # game, and owner relative to the observer
-    fi = np.arange(len(zone)) - first[zone]  # the set's number in its owner's zone
-    row = np.arange(len(zone)) - first[gi * p]
-    owner = (seat[gi] + pi) % p
-    size = state.set_size[gi, owner, fi].astype(np.intp)
-    bits = state.set_bits[gi, owner, fi].astype(np.intp)
-    bonus = state.set_bonus[gi, owner, fi]
+    counts = state.num_sets.astype(np.int64)
+    total = counts.sum(axis=1)
+    zone = np.repeat(np.arange(n * p), counts.reshape(-1))  # game * P + owner of each set, in row order
+    gi, owner = np.divmod(zone, p)
+    row = np.arange(len(zone)) - (np.cumsum(total) - total)[gi]
+    pi = (owner - seat[gi]) % p  # owner relative to the observer
+    at = (row - zone_start(counts)[gi, seat[gi]]) % np.maximum(total[gi], 1)
+    size = state.set_size[gi, row].astype(np.intp)
+    bits = state.set_bits[gi, row].astype(np.intp)
+    bonus = state.set_bonus[gi, row]
     features = np.take(SET_ROWS[cfg.family], bits, axis=0)
     features[:, 0] = size
     features[:, 1] = bonus
@@ -837,14 +882,15 @@ def observe(state: State, player) -> np.ndarray:
     value_at += (C.SET_LEGAL_FAMILY if cfg.family else C.SET_LEGAL)[bits]
     features[:, 3] = SET_VALUE_POS[value_at]
     features[:, 4] = SET_VALUE_NEG[value_at]
-    sets[gi, row, pi] = 1.0
-    sets[gi, row, p:] = features
+    sets[gi, at, pi] = 1.0
+    sets[gi, at, p:] = features
 
     worth = C.SET_VALUE.reshape(-1)[value_at] + C.CARD_BONUS[card[gi]] * bonus.astype(np.int64)
-    earned = np.bincount(zone, weights=worth, minlength=n * p).reshape(n, p)
+    seat_zone = gi * p + pi  # game * P + owner relative to the observer
+    earned = np.bincount(seat_zone, weights=worth, minlength=n * p).reshape(n, p)
     players = _block(obs, lay["players"], (p, PLAYER_FEATURES))
-    players[:, :, 0] = num_sets
-    players[:, :, 1] = np.bincount(zone, weights=size, minlength=n * p).reshape(n, p)
+    players[:, :, 0] = _from_seat(state.num_sets, seat, p)
+    players[:, :, 1] = np.bincount(seat_zone, weights=size, minlength=n * p).reshape(n, p)
     players[:, :, 2] = np.maximum(earned, 0) * 0.1
     players[:, :, 3] = np.maximum(-earned, 0) * 0.1
     players[:, :, 4] = _from_seat(state.cards_won, seat, p)
@@ -1197,12 +1243,12 @@ def from_description(d: dict) -> State:
         raise ValueError(f"card must be a card id in 0..{C.N_CARDS - 1}, got {card}")
     state.card[0] = card
 
-    occupied = location[:, None] == SET_BASE + (np.arange(p)[:, None] * S + np.arange(f)[None, :]).reshape(-1)
-    state.set_size[0] = occupied.sum(axis=0).reshape(p, f)
-    state.set_bits[0] = np.array(
-        [np.bitwise_or.reduce(C.KIND_BITS[layout[occupied[:, j]]]) if occupied[:, j].any() else 0 for j in range(p * f)]
-    ).reshape(p, f)
-    state.set_bonus[0] = (occupied & C.IS_BONUS[card, layout][:, None]).sum(axis=0).reshape(p, f)
+    in_set = np.flatnonzero(location >= SET_BASE)
+    seat_of_tile, number = np.divmod(location[in_set] - SET_BASE, S)
+    row = zone_start(state.num_sets[0])[seat_of_tile] + number
+    np.add.at(state.set_size[0], row, 1)
+    np.bitwise_or.at(state.set_bits[0], row, C.KIND_BITS[layout[in_set]])
+    np.add.at(state.set_bonus[0], row, C.IS_BONUS[card, layout[in_set]].astype(np.int8))
 
     for k in range(p):
         state.cards_won[0, k] = d.get("cards_won", {}).get(seats[k], 0)
@@ -1292,8 +1338,9 @@ def render(state: State, i: int = 0) -> str:
         lines.append(
             f"{seat}: {d['seat_phases'][seat]}{', holding ' + hand if hand else ''} - money {d['money'][seat]}"
         )
+        first = int(zone_start(state.num_sets[i])[k])
         for s in range(int(state.num_sets[i, k])):
-            size, bits = int(state.set_size[i, k, s]), int(state.set_bits[i, k, s])
+            size, bits = int(state.set_size[i, first + s]), int(state.set_bits[i, first + s])
             ok = "legal" if set_is_legal(bits, cfg.family) else "BROKEN -10"
             tiles = " ".join(_short(layout[t]) for t in np.flatnonzero(loc == SET_BASE + k * S + s))
             lines.append(f"    set {s} ({size}, {ok}): {tiles}")
@@ -1435,8 +1482,8 @@ def invariants(state: State) -> list[str]:
     if layout.shape[1] != t or (layout < 0).any() or (layout >= C.N_KINDS).any():
         problems.append(f"tiles not conserved: the layout must hold {t} tile kinds in 0..{C.N_KINDS - 1}")
         return problems
-    if state.set_size.shape[2] != f:
-        problems.append(f"a zone must have {f} set rows (one per fruit in play)")
+    if state.set_size.shape[1] != f:
+        problems.append(f"the sets must have {f} rows (one per fruit in play)")
         return problems
     bad_play = (in_play[:, C.MONKEY] != C.N_MONKEYS) | (in_play[:, : C.N_FRUIT_TYPES].sum(axis=1) != f)
     bad_play |= (in_play < 0).any(axis=1) | (in_play[:, : C.N_FRUIT_TYPES] > C.COPIES).any(axis=1)
@@ -1481,18 +1528,21 @@ def invariants(state: State) -> list[str]:
     if (holders != (held >= 0)).any() or not held_ok.all():
         problems.append("tiles in hand disagree with the held slots")
     g_of, t_of = np.nonzero(in_set)
-    code = loc[g_of, t_of] - SET_BASE
-    flat = g_of * (p * f) + (code // S) * f + code % S
+    seat_of_tile, number = np.divmod(loc[g_of, t_of] - SET_BASE, S)
+    if (number >= state.num_sets[g_of, seat_of_tile]).any():
+        problems.append("a tile lies in a set its zone has not started")
+        return problems
+    flat = g_of * f + zone_start(state.num_sets)[g_of, seat_of_tile] + number
     kinds = layout[g_of, t_of]
-    size = np.bincount(flat, minlength=n * p * f)
-    bits = np.zeros(n * p * f, dtype=np.int64)
+    size = np.bincount(flat, minlength=n * f)
+    bits = np.zeros(n * f, dtype=np.int64)
     np.bitwise_or.at(bits, flat, C.KIND_BITS[kinds].astype(np.int64))
-    bonus = np.bincount(flat, weights=C.IS_BONUS[state.card[g_of].astype(np.int64), kinds], minlength=n * p * f)
+    bonus = np.bincount(flat, weights=C.IS_BONUS[state.card[g_of].astype(np.int64), kinds], minlength=n * f)
     if (size != state.set_size.reshape(-1)).any() or (bits != state.set_bits.reshape(-1)).any():
         problems.append("set sizes or attributes disagree with the tiles placed")
     if (bonus != state.set_bonus.reshape(-1)).any():
         problems.append("bonus counts disagree with the tiles placed and the round's card")
-    started = np.arange(f)[None, None, :] < state.num_sets[:, :, None]
+    started = np.arange(f)[None, :] < state.num_sets.sum(axis=1, dtype=np.int64)[:, None]
     if ((state.set_size > 0) != started).any():
         problems.append("sets are not numbered 0 .. num_sets - 1 without gaps")
     most, once = state.seen_most.astype(np.int64), state.seen_once.astype(np.int64)
