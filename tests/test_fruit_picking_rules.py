@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-from conftest import loss_games
 
 from fruit_envs.core import rng
 from fruit_envs.games.fruit_picking import components as C
@@ -507,7 +506,7 @@ def test_all_variants_together_run_clean(players):
         {"umbrella": True, "market_operation": True, "umbrella_trigger": "placed"},
         {"beginner": True, "umbrella": True, "market_operation": True},
     ):
-        report = check_game("fruit_picking", players, options, num_games=150, loss_games=loss_games("fruit_picking"))
+        report = check_game("fruit_picking", players, options, num_games=150)
         assert len(report.game_lengths) == 150
 
 
