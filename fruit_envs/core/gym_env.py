@@ -101,6 +101,11 @@ class FruitEnv(gymnasium.Env):
             self.render()
         return obs[0], {"action_mask": mask[0], "seat": self.seat}
 
+    def load_state(self, state):
+        """Continue from a batch-of-1 position (e.g. `rules.from_description`); returns `reset`'s pair."""
+        obs, mask = self._batch.load_state(state)
+        return obs[0], {"action_mask": mask[0], "seat": self.seat}
+
     def step(self, action):
         action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
         out = self._batch.step(np.array([action]))
@@ -199,6 +204,11 @@ class FruitVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         seed = validate.check_seed(seed)
         obs, self._masks = self._batch.reset(seed)
+        return obs, {"action_mask": self._masks, "seat": self.seats}
+
+    def load_state(self, state):
+        """Continue from `num_envs` positions (a batch state); returns `reset`'s pair."""
+        obs, self._masks = self._batch.load_state(state)
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def step(self, actions):
