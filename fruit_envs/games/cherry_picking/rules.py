@@ -711,6 +711,9 @@ def invariants(state: State, complete: bool = True) -> list[str]:
     problems += _phase_problems(state, committed, live)
     if (state.scores != state.set_scores.sum(axis=1)).any():
         problems.append("totals differ from the sum of the set scores")
+    unplayed = np.arange(C.SETS_PER_GAME)[None, :] >= state.set_index[:, None]  # (n, 3): sets not yet scored
+    if (unplayed[:, :, None] & (state.set_scores != 0)).any():
+        problems.append("a set that is not over has a score")
     return problems
 
 
