@@ -290,7 +290,11 @@ def read_header(reader: Reader, d: Any) -> tuple[Config, dict]:
     if "version" in d:
         version = reader.integer(d["version"], "version")
         if version != spec.version:
-            reader.fail("version", f"the description is of v{version}, these rules are v{spec.version}")
+            reader.fail(
+                "version",
+                f"the description is of {spec.id} v{version}, rules are v{spec.version} ({spec.pettingzoo_name}); "
+                "positions cannot cross rule versions",
+            )
     config_dict = reader.mapping(d["config"], "config", required=("num_players",))
     try:
         config = spec.config_from_dict(config_dict)
