@@ -430,6 +430,74 @@ def test_cherry_picking_descriptions_name_what_is_wrong(change, field):
         assert f"field {field!r}" in str(error.value)
 
 
+def draw_two_while_planting(d: dict) -> None:
+    """Two stack cards moved to `hidden.drawn` while the seat to move is planting."""
+    d["hidden"]["drawn"] = [d["hidden"]["stack"].pop(), d["hidden"]["stack"].pop()]
+    d.update(stack_size=d["stack_size"] - 2, stack_known_by=d["stack_known_by"][:-2])
+    d["drawn_known_by"] = [["player_0"]] * 2
+
+
+def start_description(game: str, **options) -> dict:
+    spec = get_spec(game)
+    config = spec.make_config(spec.default_num_players, **options)
+    return spec.rules.describe(spec.rules.init(config, np.arange(1, dtype=np.uint64)), 0)
+
+
+@pytest.mark.parametrize(
+    "game, options, change, field, message",
+    [
+        # Fruit Picking: positions that cannot occur (issue 19), now refused as DescriptionErrors
+        ("fruit_picking", {}, lambda d: d.update(phase="target"), None, "phase 'target' needs a target"),
+        ("fruit_picking", {}, lambda d: d.update(phase="target", target=0), "target", "the House is never a target"),
+        (
+            "fruit_picking",
+            {"market_operation": True},
+            lambda d: d.update(phase="keep", target=1, market=["empty", *d["market"][1:]]),
+            None,
+            "phase 'keep' needs two drawn cards",
+        ),
+        (
+            "fruit_picking",
+            {},
+            draw_two_while_planting,
+            None,
+            "hidden.drawn must be empty outside phase 'keep'",
+        ),
+        (
+            "fruit_picking",
+            {},
+            lambda d: d["farms"]["player_1"]["seeds"].__setitem__(3, 128),
+            "farms.player_1.seeds[3]",
+            "0..18",
+        ),
+        ("fruit_picking", {}, lambda d: d["market"].append("cherry"), "market", "at most 4"),
+        ("fruit_picking", {}, lambda d: d["hidden"]["stack"].__setitem__(0, 3), "hidden.stack[0]", "must be a string"),
+        # Quickity Pickity: the phase field was silently ignored
+        ("quickity_pickity", {}, lambda d: d.update(phase="place"), "phase", "must be 'flip'"),
+        ("quickity_pickity", {}, lambda d: d.update(card="3"), "card", "must be an integer"),
+        # the score attack: a token listed twice in business_pile was silently ignored
+        (
+            "juicy_fruits_solo",
+            {},
+            lambda d: d.update(business_pile=[d["business_pile"][0]] * 2),
+            "business_pile[1]",
+            "listed twice",
+        ),
+    ],
+)
+def test_descriptions_that_cannot_occur_name_what_is_wrong(game, options, change, field, message):
+    """Issue 19: Fruit Picking accepted phase 'target' with no target, phase 'keep' with no drawn cards,
+    drawn cards during planting and the House as target; Quickity's `phase` and a duplicate in the score
+    attack's `business_pile` were silently ignored. Each is a DescriptionError naming the field."""
+    from fruit_envs.core.errors import DescriptionError
+
+    d = start_description(game, **options)
+    change(d)
+    with pytest.raises(DescriptionError, match=re.escape(message)) as error:
+        get_spec(game).rules.from_description(d)
+    assert error.value.field == field
+
+
 # --- copies and pickles ---------------------------------------------------------------------------
 
 
