@@ -36,8 +36,9 @@ import numpy as np
 
 import fruit_envs
 from fruit_envs._checkout import checkout_root, provenance
-from fruit_envs._cli import prog
+from fruit_envs._cli import positive_float, positive_int, prog, writable_dir
 from fruit_envs.core import rng as frng
+from fruit_envs.core import validate
 from fruit_envs.core.aec import FruitAECEnv
 from fruit_envs.core.spec import get_spec
 
@@ -355,16 +356,22 @@ def benchmark(argv: list[str] | None = None) -> list[Measurement]:
         help="game ids (default: every registered game)",
     )
     parser.add_argument(
-        "--players", type=int, nargs="+", default=None, help="player counts (default: each game's rulebook counts)"
+        "--players",
+        type=positive_int,
+        nargs="+",
+        default=None,
+        help="player counts (default: each game's rulebook counts)",
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384], help="batch sizes")
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
-    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the sharded runs")
+    parser.add_argument("--sizes", type=positive_int, nargs="+", default=[1, 64, 1024, 4096, 16384], help="batch sizes")
+    parser.add_argument("--seconds", type=positive_float, default=1.0, help="time per measurement")
+    parser.add_argument(
+        "--processes", type=positive_int, default=os.cpu_count() or 1, help="processes for the sharded runs"
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip the peer libraries")
     parser.add_argument("--quick", action="store_true", help="0.3 s per measurement, sizes 1 64 4096")
     parser.add_argument(
         "--out",
-        type=Path,
+        type=writable_dir,
         default=None,
         help="folder for throughput.json/.md/.png (default: ./results; with --update-readme the checkout's "
         "benchmarks/results)",
@@ -376,10 +383,13 @@ def benchmark(argv: list[str] | None = None) -> list[Measurement]:
     readme = checkout_readme() if args.update_readme else None
     if args.out is None:
         args.out = readme.parent / "benchmarks" / "results" if readme is not None else Path("results")
+    validate.writable_dir(args.out, "--out")  # before minutes of measurements, not after
     if args.quick:
         args.seconds, args.sizes = 0.3, [1, 64, 4096]
-    for game in args.games:
-        get_spec(game)  # unknown games fail before anything is measured
+    specs = [get_spec(game) for game in args.games]  # unknown games fail before anything is measured
+    for p in args.players or ():
+        if not any(p in spec.player_counts for spec in specs):
+            raise ValueError(f"--players {p}: none of the games {args.games} is played by {p} players")
     results, notes = run(args.games, args.players, args.sizes, args.seconds, args.processes, not args.no_peers)
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M"),

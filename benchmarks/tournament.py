@@ -28,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from fruit_envs._cli import prog
+from fruit_envs._cli import non_negative_int, positive_int, prog, progress_bar, writable_dir, writable_file
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
+from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
 
 
@@ -198,6 +199,13 @@ def run(
         )
     if len(agent_names) < 2:
         raise ValueError("a tournament needs at least two agents")
+    if not validate.is_int(games_per_seating) or games_per_seating < 1:
+        raise ValueError(f"games per seating must be a positive integer, got {games_per_seating!r}")
+    validate.check_seed(seed)
+    if out is not None:
+        validate.writable_dir(out, "results folder")
+    if record is not None:
+        validate.writable_file(record, "record file")
     pairs_of = [name.split("=", 1) if "=" in name.split(":", 1)[0] else (name, name) for name in agent_names]
     agent_names, specs = [label for label, _ in pairs_of], [agent for _, agent in pairs_of]
     if len(set(agent_names)) != len(agent_names):
@@ -206,12 +214,10 @@ def run(
     table = seatings(len(agents), config.num_players)
     seating = np.repeat(table, games_per_seating, axis=0)
     keys = np.tile(frng.keys_from_seed(seed, games_per_seating), len(table))
-    from tqdm import tqdm
-
     chunk = max(1, 8192 // config.num_players)
     scores, winners, truncated = [], [], []
     start = time.time()
-    with tqdm(total=len(seating), unit="game", disable=not progress, file=sys.stderr, desc=f"{spec.id}") as bar:
+    with progress_bar(len(seating), unit="game", desc=spec.id, disable=not progress) as bar:
         for lo in range(0, len(seating), chunk):
             result = play_games(
                 spec,
@@ -297,16 +303,21 @@ def main(argv: list[str] | None = None) -> int:
         help="random, greedy, ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, "
         "optionally labelled LABEL=AGENT (at least two)",
     )
-    parser.add_argument("--num-players", type=int, default=None, help="players per game (default: the game's default)")
-    parser.add_argument("--games", type=int, default=100, help="games per seating")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
     parser.add_argument(
-        "--out", type=Path, default=None, help="results folder (default: ./results/tournament/<game>_<n>p_<time>/)"
+        "--num-players", type=positive_int, default=None, help="players per game (default: the game's default)"
+    )
+    parser.add_argument("--games", type=positive_int, default=100, help="games per seating")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the fixed game list")
+    parser.add_argument(
+        "--out",
+        type=writable_dir,
+        default=None,
+        help="results folder (default: ./results/tournament/<game>_<n>p_<time>/)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--record",
-        type=Path,
+        type=writable_file,
         default=None,
         help="append every game to this JSON-lines file (replay: python -m fruit_envs.replay FILE)",
     )

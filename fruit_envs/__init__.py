@@ -14,7 +14,14 @@ from fruit_envs import (
     _checkout,  # noqa: F401  (first: serves fruit_envs.agents/.training/.benchmarks in a checkout)
     games,  # noqa: F401  (registers every game)
 )
-from fruit_envs.core import IllegalActionError, get_spec, registered_games
+from fruit_envs.core import (
+    DescriptionError,
+    IllegalActionError,
+    InvalidActionError,
+    StateError,
+    get_spec,
+    registered_games,
+)
 from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
 
 __version__ = "0.1.0"  # the one place the version is written: pyproject reads it (dynamic = ["version"])
@@ -52,9 +59,12 @@ all_environments = _pettingzoo_modules()
 from fruit_envs import cherry_picking_v0  # noqa: E402  (explicit, for static tools)
 
 __all__ = [
+    "DescriptionError",
     "FruitEnv",
     "FruitVectorEnv",
     "IllegalActionError",
+    "InvalidActionError",
+    "StateError",
     "all_environments",
     "cherry_picking_v0",
     "get_spec",

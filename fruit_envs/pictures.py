@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import fruit_envs  # noqa: F401  (registers the games)
-from fruit_envs._cli import prog
-from fruit_envs.core.picture import write_examples
+from fruit_envs._cli import prog, writable_dir
+from fruit_envs.core.picture import require_pillow, write_examples
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,9 +21,18 @@ def main(argv: list[str] | None = None) -> int:
         prog=prog("fruit_envs.pictures"), description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "folder", nargs="?", type=Path, default=Path("docs/pictures"), help="where to write (default: docs/pictures)"
+        "folder",
+        nargs="?",
+        type=writable_dir,
+        default=Path("docs/pictures"),
+        help="where to write (default: docs/pictures)",
     )
     args = parser.parse_args(argv)
+    try:
+        require_pillow()
+    except ImportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     for path in write_examples(args.folder):
         print("wrote", path)
     return 0

@@ -27,10 +27,11 @@ from typing import TextIO
 import numpy as np
 
 import fruit_envs  # noqa: F401  (registers the games)
-from fruit_envs._cli import prog
+from fruit_envs._cli import non_negative_int, positive_int, prog
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
+from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
 
 HELP = """\
@@ -61,12 +62,17 @@ def parse_option(text: str) -> tuple[str, object]:
     return name.strip(), value
 
 
+def _is_number(text: str) -> bool:
+    """ASCII digits only: '²'.isdigit() is True, but int('²') fails."""
+    return text.isascii() and text.isdecimal()
+
+
 def choose_action(text: str, legal: list[int], names: list[str], rules, config) -> tuple[int | None, str]:
     """The legal action meant by `text` (a number from the list or a name), or None and why not."""
     t = " ".join(text.strip().lower().split())
     if not t:
         return None, "type a number or a name (h for help)"
-    if t.isdigit():
+    if _is_number(t):
         n = int(t)
         if 1 <= n <= len(legal):
             return legal[n - 1], ""
@@ -278,7 +284,7 @@ def ask_seat(num_players: int, stdin: TextIO, out: TextIO, rng) -> int:
             return 0
         if text in ("r", "random"):
             return int(rng.integers(num_players))
-        if text.isdigit() and int(text) < num_players:
+        if _is_number(text) and int(text) < num_players:
             return int(text)
         print(f"'{line.strip()}' is not a seat; type a number 0..{num_players - 1}", file=out, flush=True)
 
@@ -296,9 +302,11 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
         help="comma-separated agents: random, greedy, ppo:PATH, ppo-sample:PATH "
         "(default: greedy; none in a one-player game)",
     )
-    parser.add_argument("--num-players", type=int, default=None, help="players (default: you + the opponents)")
+    parser.add_argument("--num-players", type=positive_int, default=None, help="players (default: you + the opponents)")
     parser.add_argument("--seat", default=None, help="your seat number, or 'random' (default: asked)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and of the agents (default: fresh)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=None, help="seed of the deal and of the agents (default: fresh)"
+    )
     parser.add_argument("--option", action="append", default=[], help="game option name=value (repeatable)")
     parser.add_argument("--name", default="human", help="your label in the record")
     parser.add_argument("--record", type=Path, default=Path("play_records.jsonl"), help="record file (appended)")
@@ -314,7 +322,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
         opponents = [] if alone else [name.strip() for name in (args.opponents or "greedy").split(",") if name.strip()]
         if not opponents and not alone:
             raise ValueError("--opponents needs at least one agent")
-        num_players = args.num_players or len(opponents) + 1
+        num_players = args.num_players if args.num_players is not None else len(opponents) + 1
         if len(opponents) == 1 and num_players > 2:
             opponents = opponents * (num_players - 1)
         if len(opponents) != num_players - 1:
@@ -325,6 +333,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
         agents = [make_agent(name, spec, config) for name in opponents]
         if args.picture is not None:
             fpicture.require_pillow()
+            validate.writable_file(args.picture, "--picture")
+        if not args.no_record:  # checked now: a game is never lost to a bad path at its end
+            validate.writable_file(args.record, "--record")
     except (ValueError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -343,7 +354,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
             seat = ask_seat(num_players, stdin, out, rng)
         elif args.seat == "random":
             seat = int(rng.integers(num_players))
-        elif args.seat.isdigit() and int(args.seat) < num_players:
+        elif _is_number(args.seat) and int(args.seat) < num_players:
             seat = int(args.seat)
         else:
             print(f"error: --seat must be 0..{num_players - 1} or 'random', got {args.seat!r}", file=sys.stderr)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 import fruit_envs  # noqa: F401  (registers the games)
-from fruit_envs._cli import prog
+from fruit_envs._cli import non_negative_int, positive_float, positive_int, prog, writable_file
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core.spec import get_spec
@@ -96,18 +96,30 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         prog=prog("fruit_envs.replay"), description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("file", type=Path, help="JSON-lines file of game records")
-    parser.add_argument("--index", type=int, default=None, help="only the game at this index (0 = first line)")
+    parser.add_argument(
+        "--index", type=non_negative_int, default=None, help="only the game at this index (0 = first line)"
+    )
     parser.add_argument("--summary", action="store_true", help="one line per game instead of every move")
     parser.add_argument("--board", action="store_true", help="print the table after every move")
-    parser.add_argument("--seat", type=int, default=None, help="show the table as this seat sees it (default: all)")
-    parser.add_argument("--gif", type=Path, default=None, help="write an animated GIF of the game")
-    parser.add_argument("--png", type=Path, default=None, help="write a PNG strip of pictures of the game")
-    parser.add_argument("--every", type=int, default=1, help="GIF: one frame every this many decisions")
-    parser.add_argument("--fps", type=float, default=2.0, help="GIF: frames per second")
-    parser.add_argument("--frames", type=int, default=8, help="PNG strip: number of pictures")
-    parser.add_argument("--columns", type=int, default=4, help="PNG strip: pictures per row")
-    parser.add_argument("--scale", type=float, default=None, help="picture scale (GIF 1.0, strip 0.5 by default)")
+    parser.add_argument(
+        "--seat", type=non_negative_int, default=None, help="show the table as this seat sees it (default: all)"
+    )
+    parser.add_argument("--gif", type=writable_file, default=None, help="write an animated GIF of the game")
+    parser.add_argument("--png", type=writable_file, default=None, help="write a PNG strip of pictures of the game")
+    parser.add_argument("--every", type=positive_int, default=1, help="GIF: one frame every this many decisions")
+    parser.add_argument("--fps", type=positive_float, default=2.0, help="GIF: frames per second")
+    parser.add_argument("--frames", type=positive_int, default=8, help="PNG strip: number of pictures")
+    parser.add_argument("--columns", type=positive_int, default=4, help="PNG strip: pictures per row")
+    parser.add_argument(
+        "--scale", type=positive_float, default=None, help="picture scale (GIF 1.0, strip 0.5 by default)"
+    )
     args = parser.parse_args(argv)
+    if args.gif or args.png:
+        try:
+            fpicture.require_pillow()
+        except ImportError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
 
     try:
         records = frecord.read_records(args.file)
@@ -155,12 +167,6 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             print(header(record, index), file=out)
             print_moves(replay, out, board=args.board, seat=seat)
             print(f"   outcome: {outcome_line(record, replay.outcome)} - {verdict}\n", file=out)
-        if args.gif or args.png:
-            try:
-                fpicture.require_pillow()
-            except ImportError as error:
-                print(f"error: {error}", file=sys.stderr)
-                return 2
         if args.gif:
             shots = frames(replay, seat, every=args.every)
             path = fpicture.save_gif([f for _, f in shots], args.gif, fps=args.fps, scale=args.scale or 1.0)

@@ -24,7 +24,9 @@ rules, agents `player_0..player_{P-1}`.
 * Illegal actions (a bug: the masking module never picks one). `illegal_action="lose"` (default)
   follows PettingZoo classic: the offender gets `illegal_reward`, the game ends, and the final
   infos count it (`info["illegal_actions"]`, read by the training script's metrics);
-  `illegal_action="raise"` raises `IllegalActionError` and changes nothing.
+  `illegal_action="raise"` raises `IllegalActionError` and changes nothing. Something that is not an
+  action at all (a bool, float, string, or an id outside `0..A-1`) raises `InvalidActionError` in
+  either mode, as in every API.
 
 Env config keys (RLlib passes one dict): `game`, `num_players`, `illegal_action`, `illegal_reward`,
 `render_mode` ("ansi"), and any game option (`reward="score"`, `same_sort_bonus="once"`, ...).
@@ -46,7 +48,8 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
     ) from error
 
 from fruit_envs.core import rng as frng
-from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core import validate
+from fruit_envs.core.errors import IllegalActionError, StateError
 from fruit_envs.core.spec import get_spec
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # the keys ActionMaskingTorchRLModule reads
@@ -83,7 +86,6 @@ class FruitMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"render_mode must be None or 'ansi', got {self.render_mode!r}")
         self.game_spec = get_spec(game)
         self.config = self.game_spec.make_config(num_players, **options)
-        self.rules = self.game_spec.rules
         self.possible_agents = [f"player_{k}" for k in range(self.config.num_players)]
         self.agents = self.possible_agents[:]
         space = observation_space(self.game_spec, self.config)
@@ -93,6 +95,11 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         self.state = None
         self.pending = np.zeros(self.config.num_players, dtype=np.float64)  # earned, not yet delivered
         self.illegal_actions = 0  # in the current game
+
+    @property
+    def rules(self):
+        """The game's rules module (a property: modules do not pickle, and Ray pickles envs)."""
+        return self.game_spec.rules
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -122,6 +129,7 @@ class FruitMultiAgentEnv(MultiAgentEnv):
     # -- the RLlib API ---------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = validate.check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         key = frng.keys_from_seed(int(self._seed_rng.integers(0, 2**63)), 1)
@@ -129,8 +137,12 @@ class FruitMultiAgentEnv(MultiAgentEnv):
 
     def load_state(self, state) -> tuple[dict, dict]:
         """Continue from a given batch-of-1 state (tests, hand-made positions); returns `reset`'s pair."""
-        if state.batch_size != 1 or state.GAME != self.game_spec.id or state.config != self.config:
-            raise ValueError(f"expected a batch-of-1 {self.game_spec.id} state with config {self.config}")
+        if getattr(state, "GAME", None) != self.game_spec.id:
+            raise StateError(
+                f"load_state: expected a {self.game_spec.name} state ({self.game_spec.id}), "
+                f"got {type(state).__name__} of {getattr(state, 'GAME', None)!r}"
+            )
+        validate.check_state(state, "load_state", config=self.config, batch_size=1)
         return self._start(state.copy())
 
     def _start(self, state):
@@ -146,18 +158,16 @@ class FruitMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError("the game is over (or never started); call reset()")
         seat = int(self.state.to_move[0])
         agent = self.possible_agents[seat]
-        if set(action_dict) != {agent}:
-            raise ValueError(f"expected an action for {agent!r} only (the seat to move), got {sorted(action_dict)}")
-        action = action_dict[agent]
+        if not isinstance(action_dict, dict) or list(action_dict) != [agent]:
+            shown = list(action_dict) if isinstance(action_dict, dict) else repr(action_dict)
+            raise ValueError(f"expected a dict with an action for {agent!r} only (the seat to move), got {shown}")
+        a = validate.as_action(
+            action_dict[agent], self.game_spec.num_actions, f"{self.game_spec.name}: action of {agent}"
+        )
         mask = self._mover_mask
-        integer = np.ndim(action) == 0 and np.issubdtype(np.asarray(action).dtype, np.integer)
-        a = int(action) if integer else -1
-        legal = 0 <= a < self.game_spec.num_actions and bool(mask[a])
-        if not legal:
+        if not mask[a]:
             if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    action, np.flatnonzero(mask), self._phase(), player=agent, game=self.game_spec.name
-                )
+                raise IllegalActionError(a, np.flatnonzero(mask), self._phase(), player=agent, game=self.game_spec.name)
             return self._end_by_illegal_action(seat)
         self.state, rewards = self.rules.step(self.state, np.array([a]))
         self.pending += rewards[0]

@@ -12,7 +12,9 @@ frozen, that a batch of N equals N single games, that save/restore and describe/
 continue identically, that no seat's observation or mask changes when what it cannot see is
 re-dealt (no leak), that positions a seat can tell apart give it different observations (no loss:
 sampled pairs of positions, and one public field of a position edited at a time through
-`from_description`), and the game's own invariants (conservation of cards, seeds, tiles, fruit).
+`from_description`), the game's own invariants (conservation of cards, seeds, tiles, fruit), and
+that every state reached keeps the schema and value bounds a loaded state is checked against
+(`fruit_envs.core.validate.check_arrays`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 
 from fruit_envs.core import rng as frng
 from fruit_envs.core import state as fstate
+from fruit_envs.core import validate
 from fruit_envs.core.spec import GameSpec, get_spec, outcome_rewards
 
 
@@ -114,6 +117,10 @@ def check_game(
                 _fail(f"observe gave {obs.shape} {obs.dtype}, declared {obs_shape} {spec.observation_dtype}")
             if not np.isfinite(obs).all() or (obs < 0).any() or (obs > rules.OBSERVATION_HIGH).any():
                 _fail(f"observation of seat {seat} outside [0, {rules.OBSERVATION_HIGH}] at step {t}")
+        try:  # the schema and value bounds every loaded state is checked against hold in play
+            validate.check_arrays(spec, config, state.arrays(), f"step {t}")
+        except ValueError as error:
+            _fail(str(error))
         problems = rules.invariants(state)
         if problems:
             _fail(f"step {t}: " + "; ".join(problems))

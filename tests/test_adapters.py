@@ -11,6 +11,7 @@ import fruit_envs
 from fruit_envs import IllegalActionError, cherry_picking_v0
 from fruit_envs.core import state as fstate
 from fruit_envs.core.aec import FruitAECEnv, make_aec_env
+from fruit_envs.core.errors import InvalidActionError
 from fruit_envs.core.gym_env import FruitVectorEnv
 from fruit_envs.core.spec import get_spec
 
@@ -268,7 +269,7 @@ def test_vector_env_same_seed_same_trajectory():
 def test_vector_env_rejects_wrong_action_batches():
     env = FruitVectorEnv(num_envs=4, illegal_action="raise")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="expected 4 integer actions"):
+    with pytest.raises(InvalidActionError, match="is not a batch of 4 actions"):
         env.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(IllegalActionError, match="learner in env 0"):
         env.step(np.full(4, 59))

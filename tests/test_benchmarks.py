@@ -197,6 +197,51 @@ def test_bad_agents_fail_before_any_game(agents, message, tmp_path, capsys, monk
     assert not played and not (tmp_path / "t").exists()
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--games", "0"], "must be a positive integer"),
+        (["--seed", "-1"], "must be an integer >= 0"),
+        (["--num-players", "0"], "must be a positive integer"),
+    ],
+)
+def test_bad_tournament_numbers_stop_before_any_game(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        tournament.main(["--game", "cherry_picking", "--agents", "random", "greedy", *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_tournament_paths_are_checked_before_any_game(tmp_path, capsys, monkeypatch):
+    played = []
+    monkeypatch.setattr(tournament, "play_games", lambda *a, **k: played.append(1))
+    (tmp_path / "file").write_text("")
+    for argv, message in (
+        (["--record", str(tmp_path)], "is a folder"),
+        (["--out", str(tmp_path / "file")], "is a file"),
+    ):
+        with pytest.raises(SystemExit):
+            tournament.main(["--game", "cherry_picking", "--agents", "random", "greedy", *argv])
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="games per seating must be a positive integer"):
+        tournament.run("cherry_picking", ["random", "greedy"], None, 0, 0, None, progress=False)
+    assert not played
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["--seconds", "0"], "must be a positive number"), (["--sizes", "0"], "must be a positive integer")],
+)
+def test_bad_throughput_numbers_stop_before_measuring(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        throughput.main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_throughput_refuses_player_counts_no_game_has(tmp_path, capsys):
+    assert throughput.main(["--games", "cherry_picking", "--players", "9", "--out", str(tmp_path)]) == 2
+    assert "none of the games ['cherry_picking'] is played by 9 players" in capsys.readouterr().err
+
+
 def test_labelled_agents(tmp_path):
     summary = tournament.run("cherry_picking", ["rnd=random", "grd=greedy"], 2, 6, 0, None, progress=False)
     assert set(summary["agents"]) == {"rnd", "grd"}

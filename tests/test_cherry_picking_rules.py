@@ -130,9 +130,13 @@ def test_commit_is_hidden_until_everyone_has_chosen():
 
 def test_commit_mask_is_the_hand():
     """'Each player chooses one hand card': exactly the card types in the hand are legal."""
-    state = position(
-        4, {"player_0": ["wildcard", "ladder", "ladder", "banana 4"], "player_1": ["grape 2"]}, filler=False
-    )
+    others = ["grape 2", "grape 3", "grape 4", "grape 5"]
+    hands = {"player_0": ["wildcard", "ladder", "ladder", "banana 4"], "player_1": others}
+    spare = {
+        "player_2": ["pear 1", "pear 2", "pear 3", "pear 4"],
+        "player_3": ["orange 1", "orange 2", "orange 3", "orange 4"],
+    }
+    state = position(4, {**hands, **spare}, filler=False)
     legal = {R.action_to_string(state.config, a) for a in np.flatnonzero(R.legal_mask(state)[0])}
     assert legal == {"play wildcard", "play ladder", "play banana 4"}
 

@@ -714,12 +714,12 @@ def description(**changes):
         ({"stack_known_by": [["player_0"], ["player_3"], [], [], []]}, "lists of distinct seats"),
         ({"stack_known_by": [["player_0", "player_0"], [], [], [], []]}, "lists of distinct seats"),
         ({"stack_known_by": [["player_0"], [], [], [], []]}, "below every card nobody knows"),
-        ({"stack_known_by": [[], []]}, "stack_known_by must list the knowers of each of the 5 cards"),
+        ({"stack_known_by": [[], []]}, "'stack_known_by': must list the knowers of each of the 5 cards"),
         ({"phase": "plant", "target": 3}, "target must be None in phase 'plant'"),
-        ({"stack_size": 4}, "stack_size must be 5"),
-        ({"rounds": -1}, "rounds must be an integer in 0..max_rounds"),
+        ({"stack_size": 4}, "'stack_size': must be 5"),
+        ({"rounds": -1}, "'rounds': must be in 0..100"),
         ({"phase": "over"}, "done must be true exactly in phase 'over'"),
-        ({"phase": "everything"}, "phase must be one of"),
+        ({"phase": "everything"}, "'phase': must be one of"),
     ],
 )
 def test_from_description_refuses_positions_that_cannot_occur(changes, message):

@@ -405,9 +405,12 @@ def test_describe_round_trips_with_the_factory():
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"players": {"player_0": {"factory_discs": ["S", "Z9"]}}}, "factory nodes are"),
-        ({"players": {"player_0": {"factory_discs": ["S"]}}}, "lists the 2 discs"),
-        ({"players": {"player_0": {"factory_arrows_paid": {"S-X1": 1}}}}, "factory arrows are"),
+        (
+            {"players": {"player_0": {"factory_discs": ["S", "Z9"]}}},
+            r"field 'players.player_0.factory_discs\[1\]': must be one of",
+        ),
+        ({"players": {"player_0": {"factory_discs": ["S"]}}}, "factory_discs': must hold 2 entries"),
+        ({"players": {"player_0": {"factory_arrows_paid": {"S-X1": 1}}}}, "factory_arrows_paid.S-X1': unknown field"),
         (
             {"players": {"player_0": {"factory_discs": ["B1", "S"]}, "player_1": {"factory_discs": ["B1", "S"]}}},
             "two colours on one single circle",

@@ -247,3 +247,12 @@ def test_gif_and_strip(tmp_path):
     tiled = fpicture.strip(frames[:5], columns=2, captions=[str(k) for k in range(5)])
     check_picture(tiled)
     assert tiled.shape[1] > frames[0].shape[1] * 0.5 * 2
+
+
+def test_pictures_command_refuses_a_file_as_its_folder(tmp_path, capsys):
+    from fruit_envs import pictures
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit):
+        pictures.main([str(tmp_path / "file")])
+    assert "is a file, not a folder" in capsys.readouterr().err

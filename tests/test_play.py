@@ -138,6 +138,9 @@ def test_choosing_an_action():
         (["--game", "cherry_picking", "--opponents", "greedy,random", "--num-players", "4"], "4 players need 3"),
         (["--game", "cherry_picking", "--seat", "7"], "--seat must be 0..1"),
         (["--game", "cherry_picking", "--option", "colour=red"], "unknown option"),
+        (["--game", "cherry_picking", "--seat", "\u00b2"], "--seat must be 0..1"),  # issue 19: '²'.isdigit() crashed
+        (["--game", "fruit_picking", "--option", "max_rounds=True"], "option max_rounds must be an int"),
+        (["--game", "juicy_fruits_solo", "--option", "rounds=15.0"], "option rounds must be an int"),
     ],
 )
 def test_bad_arguments_say_what_is_wrong(argv, message, capsys):
@@ -145,9 +148,42 @@ def test_bad_arguments_say_what_is_wrong(argv, message, capsys):
     assert code == 2 and message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--num-players", "0"], "must be a positive integer, got '0'"),  # issue 19: taken as the default
+        (["--seed", "-1"], "must be an integer >= 0"),
+        (["--seed", "\u00b2"], "must be an integer, got"),
+    ],
+)
+def test_bad_argument_values_stop_before_the_game(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run_play(["--game", "cherry_picking", *argv], "")
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_paths_are_checked_before_the_game(tmp_path, capsys):
+    """Issue 19: `--record FOLDER` or an unusable `--picture` path crashed after the whole game, losing it."""
+    (tmp_path / "file").write_text("")
+    for argv, message in (
+        (["--record", str(tmp_path)], "is a folder; give a file name"),
+        (["--picture", str(tmp_path / "file" / "view.png"), "--no-record"], "is a file, so no folder"),
+    ):
+        code, out = run_play(["--game", "cherry_picking", "--seat", "0", *argv], "1\n")
+        assert code == 2 and message in capsys.readouterr().err and "your move" not in out
+
+
+def test_a_non_ascii_digit_at_a_prompt_asks_again(tmp_path):
+    """Issue 19: '²' at any prompt crashed (`isdigit()` then `int()`), and the game was lost."""
+    argv = ["--game", "cherry_picking", "--seed", "3", "--record", str(tmp_path / "new" / "games.jsonl")]
+    code, out = run_play(argv, "\u00b2\n0\n\u00b2\nq\n")
+    assert code == 1 and "'\u00b2' is not a seat" in out and "'\u00b2' is not one of the actions listed" in out
+    assert len(frecord.read_records(tmp_path / "new" / "games.jsonl")) == 1, "the unfinished game is saved"
+
+
 def test_picture_of_the_persons_view(tmp_path):
     pytest.importorskip("PIL")
-    picture = tmp_path / "view.png"
+    picture = tmp_path / "missing" / "folder" / "view"  # issue 19: a missing folder crashed after the game
     argv = ["--game", "fruit_picking", "--seed", "1", "--seat", "0", "--no-record", "--picture", str(picture)]
     code, _ = run_play(argv, "q\n")
     assert code == 1 and picture.is_file() and picture.stat().st_size > 10_000

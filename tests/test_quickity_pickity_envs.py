@@ -130,7 +130,7 @@ def test_version_zero_is_retired_with_a_message_naming_version_one():
     assert "fruit/quickity_pickity_v0" not in fruit_envs.all_environments
     old = R.describe(R.init(SPEC.make_config(2), np.array([1], dtype=np.uint64)))
     old["version"] = 0
-    with pytest.raises(ValueError, match="description is of version 0, rules are v1"):
+    with pytest.raises(ValueError, match="description is of quickity_pickity v0, rules are v1"):
         R.from_description(old)
 
 

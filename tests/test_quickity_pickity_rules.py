@@ -774,16 +774,25 @@ def test_describe_round_trips_and_renders():
         ({"face_up": {"3": "sweet red banana"}}, "unknown Quickity Pickity tile 'sweet red banana'; tiles are"),
         ({"face_up": {"3": "monkey", "4": "monkey", "5": "monkey", "6": "monkey"}}, "more 'monkey' tiles than"),
         ({"held": {"player_0": "monkey"}}, "cannot be held"),
-        ({"held": {"player_7": "sweet red round"}}, r"'player_7' is not a seat; seats are \['player_0', 'player_1'\]"),
+        (
+            {"held": {"player_7": "sweet red round"}},
+            r"'held.player_7': unknown field; allowed here: \['player_0', 'player_1'\]",
+        ),
         ({"face_up": {"99": "sweet red round"}}, "slot 99 does not exist; slots are 0..34"),
-        ({"sets": {"player_0": [[]]}}, "set 0 is empty"),
+        ({"sets": {"player_0": [[]]}}, r"'sets.player_0\[0\]': a set holds at least one tile"),
         ({"hidden": {"committed": {"player_0": "take sweet red round"}}}, "not legal for player_0 in phase 'flip'"),
         ({"hidden": {"committed": {"player_1": "flip"}}}, "seats choose in seat order"),
-        ({"seat_phases": {"player_0": "dance"}}, r"not one of \['flip', 'take', 'place'\]"),
+        ({"seat_phases": {"player_0": "dance"}}, r"'seat_phases.player_0': must be one of \['flip', 'take', 'place'\]"),
         ({"face_up": {"0": "monkey", "1": "monkey", "2": "monkey"}}, "three monkeys face up"),
+        # issue 19: the phase field was silently ignored
+        ({"phase": "take"}, r"field 'phase': must be 'flip': the phase of player_0, the seat to move"),
+        ({"round": 0}, r"field 'round': must be in 1\.\."),
+        ({"cards_won": {"player_1": True}}, r"field 'cards_won.player_1': must be an integer, got True"),
+        ({"face_up": {"x": "sweet red round"}}, r"field 'face_up.x': keys are slot numbers"),
     ],
 )
 def test_bad_descriptions_say_what_is_wrong(fields, message):
+    """Each malformed field gives a DescriptionError naming it (issue 19)."""
     with pytest.raises(ValueError, match=message):
         position(2, **fields)
 

@@ -214,6 +214,107 @@ def test_unreadable_records_are_refused(one_record, change, message):
         frecord.check_version(frecord.read_records(one_record)[0])
 
 
+def started_record(tmp_path):
+    """A record of a game from a set-up position (with a `start`), as a dict."""
+    env = FruitAECEnv("cherry_picking")
+    env.reset(seed=5)
+    records = []
+    other = FruitAECEnv("cherry_picking", record=records)
+    other.load_state(env.state)
+    for _agent in other.agent_iter():
+        obs, _, term, trunc, _ = other.last()
+        other.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    return records[0].to_dict()
+
+
+EDITS = {
+    "a negative key": (lambda d: d.update(key="-5"), "key must be a decimal string"),
+    "a key of 2**64": (lambda d: d.update(key=str(2**64)), "key must be a decimal string"),
+    "outcome not a dict": (lambda d: d.update(outcome=[1, 2]), "outcome must be an object"),
+    "outcome scores not ints": (lambda d: d["outcome"].update(scores="high"), "outcome.scores must be a list"),
+    "illegal seats out of range": (
+        lambda d: d["outcome"].update(illegal={"seats": [7], "actions": [0]}),
+        "outcome.illegal",
+    ),
+    "config without num_players": (lambda d: d["config"].pop("num_players"), "config.num_players must be"),
+    "config not a dict": (lambda d: d.update(config=2), "config must be an object"),
+    "num_players a bool": (lambda d: d["config"].update(num_players=True), "config.num_players must be"),
+    "players: 3": (lambda d: d.update(players=3), "players must be a list"),
+    "players not labels": (lambda d: d.update(players=[1, 2]), "players must be a list of agent labels"),
+    "an action 3.7": (lambda d: d["actions"].__setitem__(2, 3.7), r"actions\[2\]: 3.7 \(float\) is not an action"),
+    "an action True": (lambda d: d["actions"].__setitem__(0, True), r"actions\[0\]: True \(bool\) is not an action"),
+    "an action '5'": (lambda d: d["actions"].__setitem__(1, "5"), r"actions\[1\]: '5' \(str\) is not an action"),
+    "actions not a list": (lambda d: d.update(actions="1,2"), "actions must be a list"),
+    "meta not a dict": (lambda d: d.update(meta=[]), "meta must be an object"),
+    "rules_version a string": (lambda d: d.update(rules_version="0"), "rules_version must be an integer"),
+    "format_version 0": (lambda d: d.update(format_version=0), "format_version must be a positive integer"),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_edited_records_are_refused_naming_the_field(edit, one_record, capsys):
+    """Issue 19: 44 of 214 edits of records gave a traceback in `python -m fruit_envs.replay`, and an action
+    3.7 replayed as 3 and reported 'reproduced'."""
+    change, message = EDITS[edit]
+    d = json.loads(one_record.read_text())
+    change(d)
+    one_record.write_text(json.dumps(d) + "\n")
+    with pytest.raises(frecord.RecordError, match=message):
+        frecord.replay(frecord.read_records(one_record)[0])
+    assert replay_cli.main([str(one_record)]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda start: start.update(plants=5), "start: Cherry Picking description: field 'plants': must be a dict"),
+        (lambda start: start.pop("plants"), "field 'plants': missing"),
+        (lambda start: start["hidden"]["hands"].update(player_0=["melon 3"]), "unknown Cherry Picking card 'melon 3'"),
+        (lambda start: start.update(to_move="player_5"), "field 'to_move': must be one of"),
+    ],
+)
+def test_a_malformed_start_position_is_a_record_error(change, message, tmp_path, capsys):
+    """Issue 19: from_description's own ValueError escaped replay, which caught only RecordError."""
+    d = started_record(tmp_path)
+    frecord.replay(frecord.GameRecord.from_dict(d))
+    change(d["start"])
+    path = tmp_path / "started.jsonl"
+    path.write_text(json.dumps(d) + "\n")
+    assert replay_cli.main([str(path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--every", "0"], "must be a positive integer"),
+        (["--frames", "-2"], "must be a positive integer"),
+        (["--fps", "0"], "must be a positive number"),
+        (["--index", "-1"], "must be an integer >= 0"),
+        (["--seat", "\u00b2"], "must be an integer"),
+    ],
+)
+def test_replay_refuses_bad_numbers(argv, message, one_record, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        replay_cli.main([str(one_record), *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_replay_checks_picture_paths_before_replaying(one_record, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        replay_cli.main([str(one_record), "--gif", str(tmp_path)])
+    assert "is a folder; give a file name" in capsys.readouterr().err
+
+
+def test_records_that_are_not_text_or_not_json_are_record_errors(tmp_path):
+    path = tmp_path / "games.jsonl"
+    for content in (b"\xff\xfe\x00", b"[" * 100_000, b'{"format": 1' + b"9" * 5000 + b"}"):
+        path.write_bytes(content)
+        with pytest.raises(frecord.RecordError):
+            frecord.read_records(path)
+
+
 def test_altered_records_do_not_replay(one_record, capsys):
     record = frecord.read_records(one_record)[0]
     wrong_score = frecord.GameRecord.from_dict(record.to_dict())

@@ -364,7 +364,12 @@ def test_help_documents_every_field():
         (["--game", "chess"], "unknown game 'chess'"),
         (["--resume", "/nonexistent/run"], "no config.json there"),
         (["--options", "colour=red"], r"unknown option\(s\) \['colour'\]"),
-        (["--minibatch-size", "0"], "--minibatch-size must be positive"),
+        (["--minibatch-size", "0"], "--minibatch-size must be an integer >= 1"),
+        (["--minibatch-size", "5000"], "--minibatch-size must not exceed --train-batch-size"),
+        (["--eval-every", "0"], "--eval-every must be an integer >= 1"),
+        (["--checkpoint-every", "0"], "--checkpoint-every must be an integer >= 1"),
+        (["--total-timesteps", "-5"], "--total-timesteps must be an integer >= 1"),
+        (["--eval-games", "0"], "--eval-games must be an integer >= 2"),
         (["--game", "juicy_fruits_solo", "--num-players", "1"], "one-player game: RLlib self-play needs two"),
     ],
 )

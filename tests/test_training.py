@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -63,12 +64,16 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
         "--runs-dir",
         str(runs),
         "--record-eval",
-        *TINY,
+        *[a for a in TINY if a != "--no-progress"],
     ]
     assert train_ppo.main(args) == 0
     run = only_run(runs)
     assert run.name.startswith(f"{game}__ppo__1__")
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    # stderr is not a terminal here: plain progress lines, no bar redraws (issue 19: ~150 KB per run)
+    assert "\r" not in captured.err and re.search(r"512/512 step \(100%\)", captured.err)
+    assert len(captured.err) < 5_000
     from fruit_envs import get_spec
 
     solo = get_spec(game).default_num_players == 1  # one seat: mean scores instead of win rates, no league
@@ -86,6 +91,8 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     assert len(progress) >= 3 and progress[0].keys() >= {"timesteps", "fps", "ep_rew_mean", "value_loss"}
     steps = [int(r["timesteps"]) for r in progress]
     assert steps == sorted(set(steps))
+    iterations = [int(r["iteration"]) for r in progress]  # issue 19: the column was empty in every row
+    assert iterations == [t // (8 * 16) for t in steps] and iterations[0] >= 1
     evals = rows(run / "eval.csv")
     if solo:
         assert [r["agent"] for r in evals] == ["random", "greedy", "ppo", "ppo"], "baselines once, PPO per evaluation"
@@ -324,6 +331,19 @@ def test_help_documents_every_field():
         (["--resume", "/nonexistent/run"], "no config.json there"),
         (["--options", "colour=red"], r"unknown option\(s\) \['colour'\]"),
         (["--options", "nonsense"], "--options takes name=value pairs"),
+        # issue 19: -5 exited 0 and wrote model.zip; 0 games silently played 2; the *-every 0 raised
+        # ZeroDivisionError after the run folder existed; --batch-size 0 a torch reshape error
+        (["--total-timesteps", "-5"], "--total-timesteps must be an integer >= 1, got -5"),
+        (["--eval-games", "0"], "--eval-games must be an integer >= 2, got 0"),
+        (["--eval-every", "0"], "--eval-every must be an integer >= 1"),
+        (["--checkpoint-every", "0"], "--checkpoint-every must be an integer >= 1"),
+        (["--snapshot-every", "0"], "--snapshot-every must be an integer >= 1"),
+        (["--batch-size", "0"], "--batch-size must be an integer >= 2"),
+        (["--num-envs", "0"], "--num-envs must be an integer >= 1"),
+        (["--learning-rate", "0"], "--learning-rate must be a positive number"),
+        (["--gamma", "1.5"], r"--gamma must be in \[0.0, 1.0\]"),
+        (["--league-baselines", "alphazero"], "unknown agent 'alphazero'"),
+        (["--options", "same_sort_bonus=true"], "option same_sort_bonus must be a str"),
     ],
 )
 def test_bad_arguments_are_clear_errors(argv, message, tmp_path, capsys):
@@ -332,6 +352,13 @@ def test_bad_arguments_are_clear_errors(argv, message, tmp_path, capsys):
 
     assert re.search(message, capsys.readouterr().err)
     assert not any(tmp_path.iterdir()), "a refused run leaves no folder behind"
+
+
+def test_a_runs_dir_that_cannot_hold_folders_is_refused_first(tmp_path, capsys):
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file")
+    assert train_ppo.main(["--runs-dir", str(blocker), "--no-progress"]) == 2
+    assert "--runs-dir" in capsys.readouterr().err and blocker.read_text() == "a file"
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 
 from fruit_envs._checkout import provenance
-from fruit_envs._cli import prog
+from fruit_envs._cli import prog, progress_bar
 
 
 @dataclass
@@ -90,7 +90,7 @@ class Args:
     eval_every: int = 250_000
     """timesteps between evaluations against random and greedy (one-player games: mean score)"""
     eval_games: int = 400
-    """games per evaluation and opponent, seats rotated"""
+    """games per evaluation and opponent, seats rotated (rounded down to a multiple of the player count)"""
     eval_seed: int = 12345
     """seed of the fixed evaluation games"""
     eval_deterministic: bool = True
@@ -235,12 +235,14 @@ class CsvLog:
 # Logging: SB3's records go to TensorBoard (renamed into charts/ and losses/) and progress.csv
 
 
-def make_sb3_logger(run_dir: Path, writer, progress: CsvLog, league_size):
+def make_sb3_logger(run_dir: Path, writer, progress: CsvLog, league_size, rollout_size: int):
+    """SB3's logger writing TensorBoard and `progress.csv`; `iteration` counts rollouts since the run began
+    (`timesteps // rollout_size`), so it continues across resumes (SB3's own count restarts)."""
     from stable_baselines3.common.logger import KVWriter, Logger
 
     class RunWriter(KVWriter):
         def write(self, key_values, key_excluded, step=0):
-            row = {"timesteps": step, "league_size": league_size()}
+            row = {"timesteps": step, "league_size": league_size(), "iteration": step // rollout_size}
             for key, value in key_values.items():
                 if isinstance(value, str) or value is None:
                     continue
@@ -316,6 +318,56 @@ def parse_options(options: tuple[str, ...]) -> dict:
         except json.JSONDecodeError:
             parsed[name] = value
     return parsed
+
+
+def check_args(args: Args, spec, config) -> None:
+    """Refuse bad values before the run folder exists: counts below 1, rates outside their range,
+    unknown league agents, a runs folder that cannot be written."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.core import validate
+
+    at_least = {
+        "total_timesteps": 1,
+        "snapshot_every": 1,
+        "league_size": 1,
+        "num_envs": 1,
+        "n_steps": 1,
+        "batch_size": 2,  # SB3 normalises advantages over a minibatch: one sample has no spread
+        "n_epochs": 1,
+        "eval_every": 1,
+        "eval_games": config.num_players,  # one game per seat at least (seats are rotated)
+        "checkpoint_every": 1,
+        "torch_threads": 1,
+        "seed": 0,
+        "eval_seed": 0,
+    }
+    for name, low in at_least.items():
+        value = getattr(args, name)
+        if not validate.is_int(value) or value < low:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
+    if args.resume_total_timesteps is not None and args.resume_total_timesteps < 1:
+        raise ValueError(f"--resume-total-timesteps must be a positive integer, got {args.resume_total_timesteps}")
+    ranges = {
+        "latest_weight": (0.0, 1.0),
+        "gamma": (0.0, 1.0),
+        "gae_lambda": (0.0, 1.0),
+        "ent_coef": (0.0, None),
+        "vf_coef": (0.0, None),
+    }
+    for name, (low, high) in ranges.items():
+        value = getattr(args, name)
+        if not low <= value <= (high if high is not None else float("inf")):
+            bounds = f"in [{low}, {high}]" if high is not None else f">= {low}"
+            raise ValueError(f"--{name.replace('_', '-')} must be {bounds}, got {value}")
+    for name in ("learning_rate", "clip_range", "max_grad_norm"):
+        value = getattr(args, name)
+        if not 0 < value < float("inf"):
+            raise ValueError(f"--{name.replace('_', '-')} must be a positive number, got {value}")
+    if any(size < 1 for size in args.net_arch):
+        raise ValueError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
+    for name in args.league_baselines:
+        make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
+    validate.writable_dir(args.runs_dir, "--runs-dir")
 
 
 class Interrupted:
@@ -450,7 +502,6 @@ def train(args: Args) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     import fruit_envs
     from fruit_envs.agents import make_agent
@@ -479,6 +530,7 @@ def train(args: Args) -> dict:
     reward_option = {} if args.reward is None else {"reward": args.reward}
     config = spec.make_config(args.num_players, **reward_option, **game_options)
     solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
+    check_args(args, spec, config)
     torch.set_num_threads(args.torch_threads)
 
     if resume_dir is None:
@@ -554,7 +606,11 @@ def train(args: Args) -> dict:
         if league is not None:
             league.truncate_after(resumed_from)
     writer = SummaryWriter(str(run_dir), purge_step=resumed_from)
-    model.set_logger(make_sb3_logger(run_dir, writer, progress_log, lambda: len(league) if league else 1))
+    model.set_logger(
+        make_sb3_logger(
+            run_dir, writer, progress_log, lambda: len(league) if league else 1, args.num_envs * args.n_steps
+        )
+    )
     if league is not None:
         env.set_opponents(*league.opponents())
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
@@ -646,13 +702,8 @@ def train(args: Args) -> dict:
             self.bar = None
 
         def _on_training_start(self):
-            self.bar = tqdm(
-                total=args.total_timesteps,
-                initial=model.num_timesteps,
-                unit="step",
-                disable=not args.progress,
-                dynamic_ncols=True,
-                file=sys.stderr,
+            self.bar = progress_bar(
+                args.total_timesteps, model.num_timesteps, unit="step", desc=spec.id, disable=not args.progress
             )
 
         def _on_step(self) -> bool:

@@ -161,6 +161,50 @@ class UsageError(ValueError):
     """A bad argument, reported before anything is started or written."""
 
 
+def check_args(args: Args, config) -> None:
+    """Refuse bad values before Ray starts or the run folder exists (`UsageError`)."""
+    from fruit_envs.core import validate
+
+    at_least = {
+        "total_timesteps": 1,
+        "num_env_runners": 0,
+        "num_envs_per_env_runner": 1,
+        "num_learners": 0,
+        "train_batch_size": 1,
+        "minibatch_size": 1,
+        "num_epochs": 1,
+        "eval_every": 1,
+        "eval_games": config.num_players,  # one game per seat at least (seats are rotated)
+        "checkpoint_every": 1,
+        "torch_threads": 1,
+        "seed": 0,
+        "eval_seed": 0,
+    }
+    for name, low in at_least.items():
+        value = getattr(args, name)
+        if not validate.is_int(value) or value < low:
+            raise UsageError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
+    if args.minibatch_size > args.train_batch_size:
+        raise UsageError("--minibatch-size must not exceed --train-batch-size")
+    if args.resume_total_timesteps is not None and args.resume_total_timesteps < 1:
+        raise UsageError(f"--resume-total-timesteps must be a positive integer, got {args.resume_total_timesteps}")
+    for name, (low, high) in {"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0)}.items():
+        if not low <= getattr(args, name) <= high:
+            raise UsageError(f"--{name.replace('_', '-')} must be in [{low}, {high}], got {getattr(args, name)}")
+    for name in ("ent_coef", "vf_coef", "num_gpus_per_learner"):
+        if not 0 <= getattr(args, name) < float("inf"):
+            raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    for name in ("learning_rate", "clip_param", "max_grad_norm", "num_cpus_per_env_runner"):
+        if not 0 < getattr(args, name) < float("inf"):
+            raise UsageError(f"--{name.replace('_', '-')} must be a positive number, got {getattr(args, name)}")
+    if any(size < 1 for size in args.net_arch):
+        raise UsageError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
+    try:
+        validate.writable_dir(args.runs_dir, "--runs-dir")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def dig(result: dict, path: tuple[str, ...]):
     """`result[path[0]][path[1]]...` as a float, or None where RLlib did not report it (or reported NaN)."""
     for key in path:
@@ -382,10 +426,7 @@ def train(args: Args) -> dict:
         config = spec.make_config(args.num_players, reward=args.reward, **game_options)
     except ValueError as error:
         raise UsageError(str(error)) from error
-    if args.num_env_runners < 0 or args.num_envs_per_env_runner < 1:
-        raise UsageError("--num-env-runners must be >= 0 and --num-envs-per-env-runner >= 1")
-    if not 0 < args.minibatch_size <= args.train_batch_size:
-        raise UsageError("--minibatch-size must be positive and not exceed --train-batch-size")
+    check_args(args, config)
 
     import ray
     import torch

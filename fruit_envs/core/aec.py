@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
@@ -13,7 +11,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
-from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core import validate
+from fruit_envs.core.errors import IllegalActionError, StateError
 from fruit_envs.core.spec import GameSpec, get_spec
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -34,22 +33,6 @@ def _observation_space(spec: GameSpec, config) -> gymnasium.spaces.Dict:
 def _check_render_mode(render_mode):
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
-
-
-def _as_action(action: Any, spec: GameSpec, legal: np.ndarray, player: str) -> int:
-    """The action as an int, or `IllegalActionError` if it is not an integer action id."""
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(
-            action,
-            np.flatnonzero(legal),
-            "any",
-            player=player,
-            game=spec.name,
-            reason=f"actions are integers 0..{spec.num_actions - 1}",
-        )
-    return int(action)
 
 
 class _SingleGame:
@@ -118,7 +101,19 @@ class _SingleGame:
             mask = self._mask_cache[seat] = self.rules.legal_mask(self._state, seat)[0]
         return mask
 
+    def _require_reset(self, what: str) -> None:
+        if self._state is None:
+            raise RuntimeError(f"{self.spec.name}: call reset() (or load_state()) before {what}")
+
+    def _seat_of(self, agent) -> int:
+        """The seat number of an agent name, after reset; a clear error for anything else."""
+        self._require_reset(f"asking about agent {agent!r}")
+        if agent not in self.possible_agents:
+            raise ValueError(f"{self.spec.name}: unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return self.possible_agents.index(agent)
+
     def _new_game(self, seed):
+        seed = validate.check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         key = frng.keys_from_seed(int(self._seed_rng.integers(0, 2**63)), 1)
@@ -127,8 +122,12 @@ class _SingleGame:
 
     def load_state(self, state) -> None:
         """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`)."""
-        if state.batch_size != 1 or state.GAME != self.spec.id or state.config != self.config:
-            raise ValueError(f"expected a batch-of-1 {self.spec.id} state with config {self.config}")
+        if getattr(state, "GAME", None) != self.spec.id:
+            raise StateError(
+                f"load_state: expected a {self.spec.name} state ({self.spec.id}), "
+                f"got {type(state).__name__} of {getattr(state, 'GAME', None)!r}"
+            )
+        validate.check_state(state, "load_state", config=self.config, batch_size=1)
         self._set_state(state.copy())
         self._begin_record({"start": self.rules.describe(self._state, 0)})
         self._after_load()
@@ -226,22 +225,27 @@ class FruitAECEnv(_SingleGame, AECEnv):
         self.agent_selection = self.agents[int(self._state.to_move[0])]
 
     def observe(self, agent):
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of(agent)
         return self._obs(seat, self._mask(seat))
 
     def action_mask(self, agent=None) -> np.ndarray:
-        agent = self.agent_selection if agent is None else agent
-        return self._mask(self.possible_agents.index(agent)).astype(np.int8)
+        if agent is None:
+            self._require_reset("action_mask()")
+            agent = self.agent_selection
+        return self._mask(self._seat_of(agent)).astype(np.int8)
 
     def step(self, action):
+        self._require_reset("step()")
+        if not self.agents:
+            raise RuntimeError(f"{self.spec.name}: the game is over and every agent has left; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        a = validate.as_action(action, self.spec.num_actions, f"{self.spec.name}: action of {agent}")
         seat = self.possible_agents.index(agent)
         mask = self._mask(seat)
-        a = _as_action(action, self.spec, mask, agent)
-        if not (0 <= a < self.spec.num_actions and mask[a]):
+        if not mask[a]:
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
         self._cumulative_rewards[agent] = 0.0
         state, rewards = self.rules.step(self._state, np.array([a]))
@@ -274,11 +278,26 @@ class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
             self.env.unwrapped._illegal_ended([self.possible_agents.index(agent)], [action])
 
 
+class _CheckAction(wrappers.BaseWrapper):
+    """In place of PettingZoo's `AssertOutOfBoundsWrapper`: an action that is not an action at all
+    (bool, float, str, out of range) raises `InvalidActionError` as in every other API, and a step
+    after the game is over says so; only a legal-looking id reaches the illegal-move wrapper below."""
+
+    def step(self, action):
+        raw = self.env.unwrapped
+        if not raw.agents:
+            raise RuntimeError(f"{raw.spec.name}: the game is over and every agent has left; call reset()")
+        agent = raw.agent_selection
+        if action is None and (raw.terminations[agent] or raw.truncations[agent]):
+            return super().step(action)
+        super().step(validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}"))
+
+
 def make_aec_env(game, illegal_reward: float = -1.0, **kwargs):
     """`raw_env` wrapped like PettingZoo classic: an illegal move loses, ends the game, logs a warning."""
     env = FruitAECEnv(game, **kwargs)
     env = _TerminateIllegal(env, illegal_reward=illegal_reward)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = _CheckAction(env)
     return wrappers.OrderEnforcingWrapper(env)
 
 
@@ -335,24 +354,26 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         return {a: self._obs(k, masks[a]) for k, a in enumerate(self.possible_agents) if a in self.agents}
 
     def step(self, actions: dict):
+        self._require_reset("step()")
         if not self.agents:
-            raise RuntimeError("the game is over; call reset()")
+            raise RuntimeError(f"{self.spec.name}: the game is over; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"{self.spec.name}: step() takes a dict of actions by agent name, got {actions!r}")
         missing = [a for a in self.agents if a not in actions]
-        if missing:
+        unknown = [a for a in actions if a not in self.agents]
+        if missing or unknown:
             raise ValueError(
-                f"actions missing for {missing}; every live agent must act "
-                f"(waiting agents send the wait action {self.spec.wait_action})"
+                f"{self.spec.name}: every live agent {self.agents} must act, and only they"
+                + (f"; actions missing for {missing}" if missing else "")
+                + (f"; actions for unknown or finished agents {unknown}" if unknown else "")
+                + f" (waiting agents send the wait action {self.spec.wait_action})"
             )
+        chosen = {
+            agent: validate.as_action(actions[agent], self.spec.num_actions, f"{self.spec.name}: action of {agent}")
+            for agent in self.agents
+        }
         masks = self._masks()
-        illegal = []
-        for agent in self.agents:
-            try:
-                a = _as_action(actions[agent], self.spec, masks[agent], agent)
-            except IllegalActionError:
-                illegal.append(agent)
-                continue
-            if not (0 <= a < self.spec.num_actions and masks[agent][a]):
-                illegal.append(agent)
+        illegal = [agent for agent in self.agents if not masks[agent][chosen[agent]]]
         rewards = dict.fromkeys(self.agents, 0.0)
         if illegal:
             EnvLogger.warn_on_illegal_move()
@@ -371,7 +392,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
             seat = int(state.to_move[0])
             if not acting[seat] or seat in applied:
                 break
-            action = int(actions[self.possible_agents[seat]])
+            action = chosen[self.possible_agents[seat]]
             state, r = self.rules.step(state, np.array([action]))
             self._set_state(state)
             self._applied(action)

@@ -15,6 +15,7 @@ import numpy as np
 
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
+from fruit_envs.core import validate
 from fruit_envs.core.errors import IllegalActionError
 from fruit_envs.core.spec import Config, GameSpec, game_winners, outcome_codes
 
@@ -68,7 +69,7 @@ class LearnerBatch:
         record=None,
         record_source: str = "vector env",
     ):
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not validate.is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if seat is not None and (
             isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < config.num_players
@@ -78,7 +79,7 @@ class LearnerBatch:
             )
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
-        self.spec, self.config, self.rules = spec, config, spec.rules
+        self.spec, self.config = spec, config
         self.num_envs = int(num_envs)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
@@ -96,6 +97,11 @@ class LearnerBatch:
         self.episode_length = np.zeros(n, dtype=np.int64)
         self.recorder: frecord.BatchRecorder | None = None
         self.set_record(record, record_source)
+
+    @property
+    def rules(self):
+        """The game's rules module (a property, not an attribute: modules do not pickle)."""
+        return self.spec.rules
 
     def set_record(self, record, source: str = "vector env") -> None:
         """Record every game finished from now on: `record` is a JSON-lines path, a list, a callable
@@ -137,6 +143,7 @@ class LearnerBatch:
     # -- episode control -------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        seed = validate.check_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._episode_keys = frng.keys_from_seed(seed, self.num_envs)
@@ -193,6 +200,8 @@ class LearnerBatch:
 
     def action_masks(self) -> np.ndarray:
         """`(N, A)` bool: legal actions of the learner in the observation just returned."""
+        if self.state is None:
+            raise RuntimeError(f"{self.spec.name}: call reset() before action_masks()")
         return self.rules.legal_mask(self.state, self.seats)
 
     def _play_opponents(self) -> np.ndarray:
@@ -212,7 +221,12 @@ class LearnerBatch:
             for k, policy in enumerate(self.opponents):
                 sel = np.flatnonzero(need & (who == k))
                 if len(sel):
-                    chosen = np.asarray(policy.act(obs[sel], masks[sel], self._rng), dtype=np.int64)
+                    chosen = validate.as_actions(
+                        policy.act(obs[sel], masks[sel], self._rng),
+                        len(sel),
+                        self.spec.num_actions,
+                        f"actions of opponent policy {frecord.agent_label(policy)}",
+                    )
                     bad = ~masks[sel, chosen]
                     if bad.any():
                         i = np.flatnonzero(bad)[0]
@@ -236,19 +250,10 @@ class LearnerBatch:
             raise RuntimeError("call reset() before step()")
         if self.state.done.any():
             raise RuntimeError("the episode is over; call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            try:
-                actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"expected {self.num_envs} integer actions in 0..{self.spec.num_actions - 1}, got {actions!r}"
-                ) from None
-        actions = actions.astype(np.int64)
+        actions = validate.as_actions(actions, self.num_envs, self.spec.num_actions, f"{self.spec.name}: actions")
         rows = np.arange(self.num_envs)
-        in_range = (actions >= 0) & (actions < self.spec.num_actions)
         masks = self.action_masks()
-        legal = in_range & masks[rows, np.clip(actions, 0, self.spec.num_actions - 1)]
+        legal = masks[rows, actions]
         if not legal.all() and self.illegal_action == "raise":
             g = np.flatnonzero(~legal)[0]
             phase = self._phase_name(g)

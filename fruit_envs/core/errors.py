@@ -1,4 +1,10 @@
-"""Errors shared by every game and adapter."""
+"""Errors shared by every game and adapter.
+
+Bad input at a boundary raises one of these `ValueError`s, naming what was wrong and what is allowed:
+`InvalidActionError` (not an action at all: wrong type, shape or range), `IllegalActionError` (an
+action the position does not allow), `StateError` (a saved or given state that breaks the schema or
+the game's invariants), `DescriptionError` (a `from_description` dict, naming the offending field).
+"""
 
 from __future__ import annotations
 
@@ -18,3 +24,33 @@ class IllegalActionError(ValueError):
         super().__init__(
             f"illegal action {action!r}{who}{where}{why} during phase {phase!r}; legal actions are {shown}"
         )
+
+
+class InvalidActionError(IllegalActionError):
+    """Not an action of the action space at all (a bool, float, string, wrong shape or out of range).
+
+    Raised by every API whatever its illegal-action policy: a malformed action is a bug in the caller,
+    never a move that loses. A subclass of `IllegalActionError`, so code catching that still catches it.
+    """
+
+    def __init__(self, action, message: str):
+        ValueError.__init__(self, message)
+        self.action = action
+        self.legal = None
+        self.phase = None
+        self.player = None
+
+
+class StateError(ValueError):
+    """A state (loaded, given to `load_state`, or built from a description) that is not a sound position."""
+
+
+class DescriptionError(ValueError):
+    """A `from_description` dict that is malformed or inconsistent; `field` is the offending path
+    (`"hidden.hands.player_1"`), or None when the position as a whole is inconsistent."""
+
+    def __init__(self, field: str | None, problem: str, game: str = ""):
+        self.field = field
+        self.problem = problem
+        what = f"{game} description" if game else "description"
+        super().__init__(f"{what}: field {field!r}: {problem}" if field else f"{what}: {problem}")

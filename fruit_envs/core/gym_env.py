@@ -8,6 +8,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fruit_envs.core import picture as fpicture
+from fruit_envs.core import validate
 from fruit_envs.core.engine import LearnerBatch, OpponentArg
 from fruit_envs.core.spec import get_spec
 
@@ -93,6 +94,7 @@ class FruitEnv(gymnasium.Env):
         self._batch.set_opponents(opponent, weights)
 
     def reset(self, *, seed=None, options=None):
+        seed = validate.check_seed(seed)
         super().reset(seed=seed)
         obs, mask = self._batch.reset(seed)
         if self.render_mode == "human":
@@ -105,7 +107,8 @@ class FruitEnv(gymnasium.Env):
         return obs[0], {"action_mask": mask[0], "seat": self.seat}
 
     def step(self, action):
-        out = self._batch.step(np.array([action]).reshape(1))
+        action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
+        out = self._batch.step(np.array([action]))
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
         info = {"action_mask": out["mask"][0], "seat": self.seat}
         if terminated or truncated:
@@ -199,8 +202,7 @@ class FruitVectorEnv(VectorEnv):
         self._batch.set_opponents(opponent, weights)
 
     def reset(self, *, seed=None, options=None):
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        seed = validate.check_seed(seed)
         obs, self._masks = self._batch.reset(seed)
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
@@ -224,6 +226,8 @@ class FruitVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """`(N, A)` bool masks of the observations just returned."""
+        if self._masks is None:
+            raise RuntimeError(f"{self.spec_.name}: call reset() before action_masks()")
         return self._masks
 
     def render(self):

@@ -367,7 +367,7 @@ def save_png(frame: np.ndarray, path: str | Path) -> Path:
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(frame).save(path, optimize=True)
+    Image.fromarray(frame).save(path, format="PNG", optimize=True)  # a PNG whatever the file is called
     return path
 
 
@@ -383,7 +383,9 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 2.0, s
     images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True)
+    images[0].save(
+        path, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True
+    )
     return path
 
 

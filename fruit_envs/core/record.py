@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from fruit_envs.core import validate
 from fruit_envs.core.spec import GameSpec, game_winners, get_spec
 
 FORMAT = "fruit_envs.record"
@@ -82,26 +83,24 @@ class GameRecord:
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise RecordError(f'{where}: not a fruit_envs game record (no "format": "{FORMAT}")')
         version = d.get("format_version")
-        if not isinstance(version, int) or version > FORMAT_VERSION:
+        if not validate.is_int(version) or version < 1:
+            raise RecordError(f"{where}: format_version must be a positive integer, got {version!r}")
+        if version > FORMAT_VERSION:
             raise RecordError(
                 f"{where}: record format version {version!r} is newer than this fruit_envs reads "
                 f"(up to {FORMAT_VERSION}); upgrade fruit_envs"
             )
-        try:
-            key = d.get("key")
-            return cls(
-                game=str(d["game"]),
-                rules_version=int(d["rules_version"]),
-                config=dict(d["config"]),
-                actions=[int(a) for a in d["actions"]],
-                key=None if key is None else int(key),
-                start=d.get("start"),
-                players=d.get("players"),
-                outcome=d.get("outcome"),
-                meta=dict(d.get("meta") or {}),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise RecordError(f"{where}: malformed record ({error!r})") from None
+        return cls(
+            game=_field(d, "game", str, where),
+            rules_version=_field(d, "rules_version", int, where),
+            config=_config(d, where),
+            actions=_actions(d, where),
+            key=_key(d.get("key"), where),
+            start=_field(d, "start", dict, where, optional=True),
+            players=_players(d, where),
+            outcome=_outcome(d, where),
+            meta=_field(d, "meta", dict, where, optional=True) or {},
+        )
 
     @property
     def seats(self) -> list[str]:
@@ -113,6 +112,89 @@ class GameRecord:
         if self.players and seat < len(self.players) and self.players[seat]:
             return f"{name} ({self.players[seat]})"
         return name
+
+
+# --- reading a record's fields: every problem a RecordError naming the field -----------------------
+
+_TYPE_NAMES = {str: "a string", int: "an integer", dict: "an object", list: "a list", bool: "true or false"}
+
+
+def _check_type(value: Any, kind: type, name: str, where: str) -> Any:
+    ok = validate.is_int(value) if kind is int else isinstance(value, kind)
+    if not ok:
+        raise RecordError(f"{where}: {name} must be {_TYPE_NAMES[kind]}, got {value!r}")
+    return value
+
+
+def _field(d: dict, name: str, kind: type, where: str, optional: bool = False) -> Any:
+    if name not in d or (optional and d[name] is None):
+        if optional:
+            return None
+        raise RecordError(f'{where}: malformed record (no "{name}")')
+    return _check_type(d[name], kind, name, where)
+
+
+def _config(d: dict, where: str) -> dict:
+    config = _field(d, "config", dict, where)
+    players = config.get("num_players")
+    if not validate.is_int(players) or players < 1:
+        raise RecordError(f"{where}: config.num_players must be a positive integer, got {players!r}")
+    return dict(config)
+
+
+def _actions(d: dict, where: str) -> list[int]:
+    actions = _field(d, "actions", list, where)
+    try:
+        return [validate.as_action(a, None, f"{where}: actions[{t}]") for t, a in enumerate(actions)]
+    except ValueError as error:
+        raise RecordError(str(error)) from None
+
+
+def _key(key: Any, where: str) -> int | None:
+    """The decimal string (or int) of a uint64 key, or None."""
+    if key is None:
+        return None
+    if isinstance(key, str) and key.isascii() and key.isdecimal():
+        key = int(key)
+    if not validate.is_int(key) or not 0 <= key < 2**64:
+        raise RecordError(f"{where}: key must be a decimal string of an integer in 0..2**64-1, got {key!r}")
+    return int(key)
+
+
+def _players(d: dict, where: str) -> list[str] | None:
+    players = _field(d, "players", list, where, optional=True)
+    if players is not None and not all(isinstance(p, str) for p in players):
+        raise RecordError(f"{where}: players must be a list of agent labels (strings), got {players!r}")
+    return players
+
+
+def _outcome(d: dict, where: str) -> dict | None:
+    """`outcome`: None (unfinished) or an object whose recorded fields have their types."""
+    outcome = _field(d, "outcome", dict, where, optional=True)
+    if outcome is None:
+        return None
+    kinds = {"scores": list, "winners": list, "length": int, "truncated": bool, "digest": str, "illegal": dict}
+    for name, kind in kinds.items():
+        if name in outcome:
+            _check_type(outcome[name], kind, f"outcome.{name}", where)
+    for name in ("scores", "winners"):
+        if name in outcome and not all(validate.is_int(x) for x in outcome[name]):
+            raise RecordError(f"{where}: outcome.{name} must be a list of integers, got {outcome[name]!r}")
+    illegal = outcome.get("illegal")
+    if illegal is not None:
+        seats, actions = illegal.get("seats"), illegal.get("actions")
+        players = d["config"]["num_players"]
+        if (
+            not isinstance(seats, list)
+            or not seats
+            or not all(validate.is_int(k) and 0 <= k < players for k in seats)
+            or not isinstance(actions, list)
+        ):
+            raise RecordError(
+                f'{where}: outcome.illegal must be {{"seats": [seat numbers 0..{players - 1}], "actions": [...]}}, '
+                f"got {illegal!r}"
+            )
+    return outcome
 
 
 # --- outcome --------------------------------------------------------------------------------------
@@ -184,14 +266,20 @@ def read_records(path: str | Path) -> list[GameRecord]:
     path = Path(path)
     if not path.is_file():
         raise RecordError(f"no record file at {str(path)!r}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise RecordError(f"{path}: not a text file of JSON lines ({error.reason} at byte {error.start})") from None
     records = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             d = json.loads(line)
         except json.JSONDecodeError as error:
             raise RecordError(f"{path}:{number}: not JSON ({error.msg})") from None
+        except (ValueError, RecursionError) as error:  # an integer of thousands of digits, nesting too deep
+            raise RecordError(f"{path}:{number}: not a readable JSON record ({error})") from None
         records.append(GameRecord.from_dict(d, f"{path}:{number}"))
     return records
 
@@ -199,14 +287,27 @@ def read_records(path: str | Path) -> list[GameRecord]:
 Sink = Callable[[GameRecord], None]
 
 
+class FileSink:
+    """Appends each finished game to a JSON-lines file. It holds the path, not an open file, so an env
+    recording to it pickles and deep-copies: the copy appends to the same file."""
+
+    def __init__(self, path: str | Path):
+        self.path = validate.writable_file(path, "record file")
+
+    def __call__(self, record: GameRecord) -> None:
+        write_records(self.path, [record])
+
+    def __repr__(self) -> str:
+        return f"FileSink({str(self.path)!r})"
+
+
 def make_sink(target: Any) -> Sink | None:
-    """Where finished games go: a path (JSON lines, appended), a list (records appended), a
-    callable taking a `GameRecord`, or None (not recorded)."""
+    """Where finished games go: a path (JSON lines, appended; checked writable now, not at the end of
+    a game), a list (records appended), a callable taking a `GameRecord`, or None (not recorded)."""
     if target is None or target is False:
         return None
     if isinstance(target, (str, Path)):
-        path = Path(target)
-        return lambda record: write_records(path, [record])
+        return FileSink(target)
     if isinstance(target, list):
         return target.append
     if callable(target):
@@ -241,7 +342,10 @@ def start_state(record: GameRecord, where: str = "record"):
     except (ValueError, TypeError) as error:
         raise RecordError(f"{where}: bad config {record.config}: {error}") from None
     if record.start is not None:
-        state = spec.rules.from_description(record.start)
+        try:
+            state = spec.rules.from_description(record.start)
+        except ValueError as error:
+            raise RecordError(f"{where}: start: {error}") from None
         if state.config != config:
             raise RecordError(f"{where}: the start position's config differs from the record's config")
         return state

@@ -9,8 +9,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
 
+try:
+    from stable_baselines3.common.vec_env import VecEnv
+except ImportError as error:  # exercised only without the extra
+    raise ImportError(
+        f"fruit_envs.core.sb3_vec_env needs Stable-Baselines3 ({error}): pip install 'fruit_envs[train]'"
+    ) from error
+
+from fruit_envs.core import validate
 from fruit_envs.core.engine import LearnerBatch, OpponentArg
 from fruit_envs.core.gym_env import _spaces
 from fruit_envs.core.spec import get_spec
@@ -63,7 +70,7 @@ class FruitSB3VecEnv(VecEnv):
         self.batch.set_opponents(opponent, weights)
 
     def seed(self, seed: int | None = None):
-        self._seed = seed
+        self._seed = validate.check_seed(seed)
         return [seed] * self.num_envs
 
     def reset(self):
@@ -78,7 +85,9 @@ class FruitSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
+        self._actions = validate.as_actions(
+            actions, self.num_envs, self.spec_.num_actions, f"{self.spec_.name}: actions"
+        )
 
     def step_wait(self):
         out = self.batch.step(self._actions)
@@ -98,6 +107,8 @@ class FruitSB3VecEnv(VecEnv):
         return out["obs"], out["reward"].astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
+        if self._masks is None:
+            raise RuntimeError(f"{self.spec_.name}: call reset() before action_masks()")
         return self._masks
 
     def close(self) -> None:
@@ -112,7 +123,7 @@ class FruitSB3VecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
         if method_name == "action_masks":
-            return self._masks[self._indices(indices)]
+            return self.action_masks()[self._indices(indices)]
         raise AttributeError(f"FruitSB3VecEnv supports env_method('action_masks') only, not {method_name!r}")
 
     def has_attr(self, attr_name: str) -> bool:

@@ -138,16 +138,37 @@ class GameSpec:
         unknown = sorted(set(options) - set(allowed))
         if unknown:
             raise ValueError(f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)}")
-        for name, value in options.items():
-            meta = allowed[name].metadata
-            choices, kind = meta.get("choices"), meta.get("kind")
-            if choices is not None and value not in choices:
-                raise ValueError(f"{self.name}: option {name}={value!r} is not allowed; choose one of {list(choices)}")
-            if kind is not None and not isinstance(value, kind):
-                raise ValueError(f"{self.name}: option {name} must be of type {kind.__name__}, got {value!r}")
-        return self.config_cls(num_players=int(num_players), **options)
+        values = {name: self._option_value(name, allowed[name], value) for name, value in options.items()}
+        return self.config_cls(num_players=int(num_players), **values)
+
+    def _option_value(self, name: str, f: dataclasses.Field, value: Any) -> Any:
+        """`value` as the option's own type (numpy scalars become Python ones), or `ValueError`:
+        `True` is not an int and `15.0` is not `15`, even where Python's `==` says so."""
+        choices, kind = f.metadata.get("choices"), f.metadata.get("kind") or type(f.default)
+        if kind is bool:
+            exact = isinstance(value, (bool, np.bool_))
+        elif kind is int:
+            exact = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        elif kind is float:
+            exact = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+        else:
+            exact = isinstance(value, kind)
+        allowed = f"; choose one of {list(choices)}" if choices is not None else ""
+        if not exact:
+            kinds = {bool: "True or False", int: "an int", float: "a number", str: "a str"}
+            raise ValueError(
+                f"{self.name}: option {name} must be {kinds.get(kind, kind.__name__)}, "
+                f"got {value!r} ({type(value).__name__}){allowed}"
+            )
+        value = kind(value)
+        if choices is not None and value not in choices:
+            raise ValueError(f"{self.name}: option {name}={value!r} is not allowed{allowed}")
+        return value
 
     def config_from_dict(self, d: dict) -> Config:
+        """The config a `Config.to_dict()` wrote (saved states, records, descriptions); bad ones raise `ValueError`."""
+        if not isinstance(d, dict) or "num_players" not in d:
+            raise ValueError(f"{self.name}: a config is a dict with num_players and options, got {d!r}")
         d = dict(d)
         return self.make_config(d.pop("num_players"), **d)
 

@@ -15,6 +15,7 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 
+from fruit_envs.core.errors import StateError
 from fruit_envs.core.spec import Config, get_spec
 
 S = TypeVar("S", bound="BatchState")
@@ -89,23 +90,59 @@ def save(state: BatchState, file) -> None:
 
 
 def load(file) -> BatchState:
-    """Read a state written by `save`; refuses another game version with a clear error."""
+    """Read a state written by `save` (a path or binary file object), checked like any state a user
+    gives: the file's format and metadata, the game's fields with their dtypes, shapes and one batch
+    size, the config, the value bounds and the game's invariants (`validate.check_state`). Anything
+    else raises `StateError` (a `ValueError`) naming what is wrong; another rules version is refused."""
+    from fruit_envs.core import validate
+
     if isinstance(file, (str, Path)):
         file = Path(file)
-    with np.load(file, allow_pickle=False) as data:
-        meta = json.loads(str(data["__meta__"]))
+        if not file.is_file():
+            raise StateError(f"no saved state at {str(file)!r}")
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except Exception as error:  # a damaged zip can fail anywhere inside zipfile, zlib or numpy's reader
+        raise StateError(f"not a readable saved state (.npz): {type(error).__name__}: {error}") from None
+    if not isinstance(arrays, dict) or "__meta__" not in arrays:
+        raise StateError("not a saved fruit_envs state: the file has no __meta__ entry")
+    meta = _meta(arrays.pop("__meta__"))
+    try:
         spec = get_spec(meta["game"])
-        if meta["version"] != spec.version:
-            raise ValueError(
-                f"saved state is {spec.id} v{meta['version']}, but the installed rules are "
-                f"v{spec.version}; states cannot cross rule versions"
-            )
-        cls = spec.rules.State
-        missing = set(cls.array_names()) - set(data.files)
-        if missing:
-            raise ValueError(f"saved state lacks fields {sorted(missing)} of {spec.id}")
-        arrays = {k: data[k] for k in cls.array_names()}
-    return cls(config=spec.config_from_dict(meta["config"]), **arrays)
+    except ValueError as error:
+        raise StateError(f"saved state: {error}") from None
+    if meta["version"] != spec.version:
+        raise StateError(
+            f"saved state is {spec.id} v{meta['version']}, but the installed rules are "
+            f"v{spec.version}; states cannot cross rule versions"
+        )
+    try:
+        config = spec.config_from_dict(meta["config"])
+    except ValueError as error:
+        raise StateError(f"saved state: bad config: {error}") from None
+    validate.check_arrays(spec, config, arrays, "saved state")
+    state = spec.rules.State(config=config, **arrays)
+    validate.check_state(state, "saved state")
+    return state
+
+
+def _meta(entry: np.ndarray) -> dict:
+    """The `__meta__` JSON of a saved state, with its fields' types checked."""
+    try:
+        meta = json.loads(str(entry[()])) if entry.dtype.kind == "U" and entry.shape == () else None
+    except (ValueError, RecursionError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise StateError("not a saved fruit_envs state: __meta__ is not a JSON object")
+    kinds = {"format": int, "game": str, "version": int, "config": dict}
+    for name, kind in kinds.items():
+        value = meta.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise StateError(f"saved state: __meta__ field {name!r} must be a {kind.__name__}, got {value!r}")
+    if meta["format"] > FORMAT_VERSION:
+        raise StateError(f"saved state format {meta['format']} is newer than this fruit_envs reads ({FORMAT_VERSION})")
+    return meta
 
 
 def to_bytes(state: BatchState) -> bytes:
@@ -115,4 +152,7 @@ def to_bytes(state: BatchState) -> bytes:
 
 
 def from_bytes(data: bytes) -> BatchState:
-    return load(io.BytesIO(data))
+    """The state `to_bytes` wrote, checked as `load` checks a file."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise StateError(f"from_bytes takes the bytes to_bytes wrote, got {type(data).__name__}")
+    return load(io.BytesIO(bytes(data)))

@@ -21,7 +21,7 @@ from functools import cache
 
 import numpy as np
 
-from fruit_envs.core import rng
+from fruit_envs.core import rng, validate
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.cherry_picking import components as C
@@ -492,13 +492,6 @@ def _cards(counts: np.ndarray) -> list[str]:
     return [C.CARD_NAMES[c] for c in range(N_CARDS) for _ in range(int(counts[c]))]
 
 
-def _counts(names: list[str], where: str) -> np.ndarray:
-    counts = np.zeros(N_CARDS, dtype=np.int8)
-    for name in names:
-        counts[C.card_from_name(name)] += 1
-    return counts
-
-
 def describe(state: State, i: int = 0) -> dict:
     """Complete JSON-able picture of game `i`, hidden parts under `"hidden"`."""
     cfg = state.config
@@ -532,48 +525,73 @@ def describe(state: State, i: int = 0) -> dict:
 
 
 def from_description(d: dict) -> State:
-    """The batch-of-1 state that `describe` pictured; unnamed details take their defaults."""
-    if d.get("game", SPEC.id) != SPEC.id:
-        raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
-    if int(d.get("version", SPEC.version)) != SPEC.version:
-        raise ValueError(f"description is of version {d['version']}, rules are v{SPEC.version}")
-    cfg = SPEC.config_from_dict(d["config"])
+    """The batch-of-1 state that `describe` pictured. Left out: `phase` (commit, or over when done),
+    `to_move` (player_0), `set` (1), piles and hands (empty), nothing revealed or committed, no card
+    aside, set scores 0 and totals their sums. A malformed or inconsistent description raises
+    `DescriptionError` naming the field (or the position's problem)."""
+    read = validate.Reader(SPEC)
+    cfg, header = validate.read_header(read, d)
+    allowed = (*validate.HEADER, "phase", "to_move", "set", "plants", "piles", "revealed", "set_scores", "scores")
+    read.mapping(d, "", (*allowed, "hidden"), required=("plants",))
     p = cfg.num_players
-    seats = [f"player_{k}" for k in range(p)]
-    state = init(cfg, np.array([int(d.get("rng_key", 0))], dtype=np.uint64))
-    state.keys[0] = np.uint64(int(d.get("rng_key", 0)))
-    hidden = d.get("hidden", {})
-    phase = PHASE_NAMES.index(d.get("phase", "commit"))
-    state.phase[0] = phase
-    state.done[0] = d.get("done", phase == OVER)
-    state.truncated[0] = d.get("truncated", False)
-    state.step_count[0] = d.get("step_count", 0)
-    to_move = d.get("to_move", "player_0")
-    if to_move not in seats:
-        raise ValueError(f"to_move must be one of {seats}, got {to_move!r}")
-    state.to_move[0] = seats.index(to_move)
-    state.set_index[0] = int(d.get("set", 1)) - 1
-    plants = d["plants"]
+    deck = C.deck_counts(p)
+
+    def card(value, path: str) -> int:
+        try:
+            return C.card_from_name(read.string(value, path))
+        except ValueError as error:
+            read.fail(path, str(error))
+
+    state = init(cfg, np.array([header["rng_key"]], dtype=np.uint64))
+    state.keys[0] = np.uint64(header["rng_key"])
+    state.done[0], state.truncated[0], state.step_count[0] = header["done"], header["truncated"], header["step_count"]
+    default_phase = "over" if header["done"] and not header["truncated"] else "commit"
+    state.phase[0] = read.choice(d.get("phase", default_phase), "phase", PHASE_NAMES)
+    state.to_move[0] = read.seat(d.get("to_move", "player_0"), "to_move", p)
+    state.set_index[0] = read.integer(d.get("set", 1), "set", 1, C.SETS_PER_GAME + 1) - 1
+    plants = read.mapping(d["plants"], "plants", C.SORTS, C.SORTS)
     for k, sort in enumerate(C.SORTS):
-        state.plants[0, k] = C.card_from_name(plants[sort])
-    for k, seat in enumerate(seats):
-        state.hands[0, k] = _counts(hidden.get("hands", {}).get(seat, []), f"hand of {seat}")
-        state.piles[0, k] = _counts(d.get("piles", {}).get(seat, []), f"pile of {seat}")
-        state.scores[0, k] = d.get("scores", {}).get(seat, 0)
-    played = dict(d.get("revealed", {}))
-    played.update(hidden.get("committed", {}))
+        state.plants[0, k] = card(plants[sort], f"plants.{sort}")
+    hidden = read.mapping(d.get("hidden", {}), "hidden", ("hands", "aside", "committed"))
+    hands = read.seats_mapping(hidden.get("hands", {}), "hidden.hands", p)
+    piles = read.seats_mapping(d.get("piles", {}), "piles", p)
+    for k in range(p):
+        seat = f"player_{k}"
+        for where, cards, target in (("hidden.hands", hands, state.hands), ("piles", piles, state.piles)):
+            names = read.items(cards.get(seat, []), f"{where}.{seat}")
+            ids = [card(name, f"{where}.{seat}[{j}]") for j, name in enumerate(names)]
+            counts = np.bincount(np.array(ids, dtype=np.int64), minlength=N_CARDS)
+            if (counts > deck).any():
+                c = int(np.flatnonzero(counts > deck)[0])
+                read.fail(f"{where}.{seat}", f"holds {counts[c]} x {C.CARD_NAMES[c]}; the game has {deck[c]}")
+            target[0, k] = counts
     state.played[0] = NO_CARD
-    for seat, name in played.items():
-        if name is not None:
-            state.played[0, seats.index(seat)] = C.card_from_name(name)
+    for where in ("revealed", "hidden.committed"):
+        node = d.get("revealed", {}) if where == "revealed" else hidden.get("committed", {})
+        for seat, name in read.seats_mapping(node, where, p).items():
+            if name is not None:
+                k = int(seat.removeprefix("player_"))
+                if state.played[0, k] != NO_CARD:
+                    read.fail(f"{where}.{seat}", "this seat's card is given both as revealed and as committed")
+                state.played[0, k] = card(name, f"{where}.{seat}")
     aside = hidden.get("aside")
-    state.aside[0] = NO_CARD if aside is None else C.card_from_name(aside)
+    state.aside[0] = NO_CARD if aside is None else card(aside, "hidden.aside")
     if "set_scores" in d:
-        state.set_scores[0] = np.array(d["set_scores"], dtype=np.int16)
-    problems = invariants(state, complete=False)
-    if problems:
-        raise ValueError("description is not a consistent Cherry Picking position: " + "; ".join(problems))
-    return state
+        rows = read.items(d["set_scores"], "set_scores", length=C.SETS_PER_GAME)
+        for r, row in enumerate(rows):
+            for k, value in enumerate(read.items(row, f"set_scores[{r}]", length=p)):
+                state.set_scores[0, r, k] = read.integer(value, f"set_scores[{r}][{k}]", 0, 10_000)
+    scores = read.seats_mapping(d.get("scores", {}), "scores", p)
+    for k in range(p):
+        seat = f"player_{k}"
+        total = int(state.set_scores[0, :, k].sum())
+        state.scores[0, k] = read.integer(scores.get(seat, total), f"scores.{seat}", 0, 30_000)
+    revealed = state.phase[0] == CHOOSE
+    if not revealed and d.get("revealed"):
+        read.fail("revealed", "cards are revealed only while a plant is chosen (phase 'choose')")
+    if revealed and hidden.get("committed"):
+        read.fail("hidden.committed", "after the reveal committed cards are listed under 'revealed'")
+    return validate.finish(read, state)
 
 
 def render(state: State, i: int = 0) -> str:
@@ -635,11 +653,30 @@ def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
     return s
 
 
+def field_bounds(config: Config) -> dict[str, tuple]:
+    """Inclusive value bounds of the game's fields (per card type where it matters), checked on every
+    loaded state before the invariants."""
+    deck = C.deck_counts(config.num_players).astype(np.int64)
+    most = int(reward_bounds(config.__class__(num_players=config.num_players, reward="score"))[1])
+    return {
+        "phase": (0, OVER),
+        "set_index": (0, C.SETS_PER_GAME),
+        "hands": (0, deck),
+        "piles": (0, deck),
+        "plants": (0, N_CARDS - 1),
+        "played": (NO_CARD, N_CARDS - 1),
+        "aside": (NO_CARD, N_CARDS - 1),
+        "set_scores": (0, most),
+        "scores": (0, C.SETS_PER_GAME * most),
+    }
+
+
 def invariants(state: State, complete: bool = True) -> list[str]:
-    """Problems with a batch (empty when sound): cards conserved, hand sizes, sets played.
+    """Problems with a batch (empty when sound): cards conserved, hand sizes, sets played, and each
+    phase's bookkeeping (who has committed, who may choose a plant).
 
     `complete=False` accepts hand-built positions that leave cards out: no card may then appear
-    more often than it is in play, and hand sizes are not compared.
+    more often than it is in play, and hands may be smaller than dealt (`position_invariants`).
     """
     cfg = state.config
     p = cfg.num_players
@@ -662,16 +699,58 @@ def invariants(state: State, complete: bool = True) -> list[str]:
         problems.append(f"{what} in game {bad[0]} (difference per card: {diff})")
     if (state.hands < 0).any() or (state.piles < 0).any():
         problems.append("negative card counts")
-    hand_sizes = state.hands.sum(axis=2) + (state.played >= 0) * (state.phase == COMMIT)[:, None]
+    committed = state.played >= 0
+    hand_sizes = state.hands.sum(axis=2) + committed * (state.phase == COMMIT)[:, None]
     live = ~state.done
-    if complete and live.any():
-        uneven = live & (hand_sizes.min(axis=1) != hand_sizes.max(axis=1))
-        if uneven.any():
-            problems.append(f"hand sizes differ in game {np.flatnonzero(uneven)[0]}")
-        if (hand_sizes.max(axis=1) > C.hand_size(p)).any():
-            problems.append("a hand holds more cards than were dealt")
-    if (state.done & (state.set_index != C.SETS_PER_GAME)).any():
-        problems.append("a game ended before three sets were played")
+    # every trick takes one card from each hand: uneven hands would leave a seat with nothing to play
+    uneven = live & (hand_sizes.min(axis=1) != hand_sizes.max(axis=1))
+    if uneven.any():
+        problems.append(f"hand sizes differ in game {np.flatnonzero(uneven)[0]}")
+    if complete and (hand_sizes.max(axis=1) > C.hand_size(p)).any():
+        problems.append("a hand holds more cards than were dealt")
+    problems += _phase_problems(state, committed, live)
     if (state.scores != state.set_scores.sum(axis=1)).any():
         problems.append("totals differ from the sum of the set scores")
+    unplayed = np.arange(C.SETS_PER_GAME)[None, :] >= state.set_index[:, None]  # (n, 3): sets not yet scored
+    if (unplayed[:, :, None] & (state.set_scores != 0)).any():
+        problems.append("a set that is not over has a score")
+    return problems
+
+
+def position_invariants(state: State) -> list[str]:
+    """What any position must satisfy, a hand-built one included (cards may be left out)."""
+    return invariants(state, complete=False)
+
+
+def _phase_problems(state: State, committed: np.ndarray, live: np.ndarray) -> list[str]:
+    """Each phase's bookkeeping: seats commit in turn, a plant is chosen only by the card whose turn it is."""
+    problems = []
+    p = state.config.num_players
+    seats = np.arange(p)[None, :]
+    ended = state.done & ~state.truncated
+    if ((state.phase == OVER) != ended).any() or ((state.set_index == C.SETS_PER_GAME) != ended).any():
+        problems.append("a game is over exactly when three sets are played (phase 'over', set 4)")
+    commit = live & (state.phase == COMMIT)
+    wrong_turn = commit & (committed != (seats < state.to_move[:, None])).any(axis=1)
+    if wrong_turn.any():
+        problems.append(
+            f"game {np.flatnonzero(wrong_turn)[0]}: while committing, exactly the seats before the one to move "
+            "have a card committed"
+        )
+    choose = np.flatnonzero(live & (state.phase == CHOOSE))
+    if len(choose):
+        played = state.played[choose]
+        card = played[np.arange(len(choose)), state.to_move[choose]]
+        ladders, wildcards = (played == C.LADDER).sum(axis=1), (played == C.WILDCARD).sum(axis=1)
+        fruits = ((played >= C.FRUIT_BASE) & (played < C.BASKET_BASE)).any(axis=1)
+        highest_basket = np.where(played >= C.BASKET_BASE, played, NO_CARD).max(axis=1)
+        lone_ladder = (card == C.LADDER) & (ladders == 1)
+        lone_wildcard = (card == C.WILDCARD) & (ladders == 0) & (wildcards == 1)
+        basket = (card >= C.BASKET_BASE) & (card == highest_basket) & (ladders + wildcards == 0) & ~fruits
+        wrong = ~(lone_ladder | lone_wildcard | basket)
+        if wrong.any():
+            problems.append(
+                f"game {choose[np.flatnonzero(wrong)[0]]}: a plant is chosen by a lone ladder, then a lone "
+                "wildcard, then the highest basket once the fruits are harvested; the seat to move holds none of these"
+            )
     return problems

@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-from fruit_envs.core import rng
+from fruit_envs.core import rng, validate
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.fruit_picking import components as C
@@ -685,134 +685,150 @@ def describe(state: State, i: int = 0) -> dict:
 def from_description(d: dict) -> State:
     """The batch-of-1 state that `describe` pictured; `hidden.stack` lists the stack from the top.
 
-    A position that no game can reach is refused with a `ValueError` naming the field and what is
-    allowed (a target in the wrong phase, drawn cards outside the keep choice, knowers that are not
-    seats or lie above cards nobody knows, ...).
+    Left out: `phase` (plant, or over when done), `to_move` (player_0), rounds, steps and knowers (none),
+    `farm_order`, `farms`, `market` and the stack (those of a game set up with `rng_key`), `bought`
+    (nothing). A malformed description, or a position no game reaches (a target in the wrong phase,
+    drawn cards outside the keep choice, knowers that are not seats or lie above cards nobody knows,
+    ...), raises `DescriptionError` naming the field (or the position's problem).
     """
-    if d.get("game", SPEC.id) != SPEC.id:
-        raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
-    if int(d.get("version", SPEC.version)) != SPEC.version:
-        raise ValueError(
-            f"description is of {SPEC.id} v{d['version']}, rules are v{SPEC.version} ({SPEC.pettingzoo_name}); "
-            "positions cannot cross rule versions"
-        )
-    cfg = SPEC.config_from_dict(d["config"])
+    read = validate.Reader(SPEC)
+    cfg, header = validate.read_header(read, d)
+    fields = ("phase", "to_move", "rounds", "turn_steps", "last_round", "farm_order", "target", "farms")
+    more = ("market", "bought", "stack_size", "stack_known_by", "drawn_known_by", "hidden")
+    read.mapping(d, "", (*validate.HEADER, *fields, *more))
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
-    key = int(d.get("rng_key", 0))
+
+    def card(value, path: str) -> int:
+        try:
+            return C.card_from_name(read.string(value, path))
+        except ValueError as error:
+            read.fail(path, str(error))
+
+    key = header["rng_key"]
     state = init(cfg, np.array([key], dtype=np.uint64))
     state.keys[0] = np.uint64(key)
-    state.done[0] = d.get("done", False)
-    state.truncated[0] = d.get("truncated", False)
-    state.step_count[0] = d.get("step_count", 0)
-    phase = d.get("phase", "plant")
-    if phase not in PHASE_NAMES:
-        raise ValueError(f"phase must be one of {list(PHASE_NAMES)}, got {phase!r}")
-    state.phase[0] = PHASE_NAMES.index(phase)
-    to_move = d.get("to_move", "player_0")
-    if to_move not in seats:
-        raise ValueError(f"to_move must be one of {seats}, got {to_move!r}")
-    state.to_move[0] = seats.index(to_move)
-    rounds = d.get("rounds", 0)
-    if not isinstance(rounds, int) or not 0 <= rounds <= cfg.max_rounds:
-        raise ValueError(f"rounds must be an integer in 0..max_rounds={cfg.max_rounds}, got {rounds!r}")
-    state.rounds[0] = rounds
-    state.turn_steps[0] = d.get("turn_steps", 0)
-    state.last_round[0] = d.get("last_round", False)
+    state.done[0], state.truncated[0], state.step_count[0] = header["done"], header["truncated"], header["step_count"]
+    state.phase[0] = read.choice(d.get("phase", "over" if header["done"] else "plant"), "phase", PHASE_NAMES)
+    state.to_move[0] = read.seat(d.get("to_move", "player_0"), "to_move", p)
+    state.rounds[0] = read.integer(d.get("rounds", 0), "rounds", 0, cfg.max_rounds)
+    state.turn_steps[0] = read.integer(d.get("turn_steps", 0), "turn_steps", 0, field_bounds(cfg)["turn_steps"][1])
+    state.last_round[0] = read.boolean(d.get("last_round", False), "last_round")
     if "farm_order" in d:
-        order = [C.FARM_TYPES.index(t) for t in d["farm_order"]]
-        if order[0] != C.HOUSE or sorted(order) != list(range(7)):
-            raise ValueError(f"farm_order must start with the house and hold each farm card once: {d['farm_order']}")
+        names = read.items(d["farm_order"], "farm_order", length=C.N_POSITIONS)
+        order = [read.choice(name, f"farm_order[{k}]", C.FARM_TYPES) for k, name in enumerate(names)]
+        if order[0] != C.HOUSE or sorted(order) != list(range(C.N_POSITIONS)):
+            read.fail("farm_order", f"must start with the house and hold each farm card once, got {names}")
         state.farm_order[0] = order
     target = d.get("target")
-    if target is not None and (isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 6):
-        raise ValueError(
-            f"target must be None or a farm position 1..6 (the House is never a target: it means planting again), "
-            f"got {target!r}"
-        )
+    if target is not None:
+        if not validate.is_int(target) or not 1 <= target < C.N_POSITIONS:
+            read.fail(
+                "target",
+                f"must be None or a farm position 1..6 (the House is never a target: it means planting again), "
+                f"got {target!r}",
+            )
     state.target[0] = -1 if target is None else target
+    farms = read.seats_mapping(d.get("farms", {}), "farms", p)
+    bought = read.seats_mapping(d.get("bought", {}), "bought", p)
     for k, seat in enumerate(seats):
-        farm = d.get("farms", {}).get(seat)
-        if farm is not None:
-            state.seeds[0, k] = farm["seeds"]
-            state.storage[0, k] = farm["storage"]
-        state.bought[0, k] = 0
-        for name in d.get("bought", {}).get(seat, []):
-            state.bought[0, k, C.card_from_name(name)] += 1
+        if seat in farms:
+            path = f"farms.{seat}"
+            farm = read.mapping(farms[seat], path, ("seeds", "storage"), ("seeds", "storage"))
+            values = read.items(farm["seeds"], f"{path}.seeds", length=C.N_POSITIONS)
+            state.seeds[0, k] = [
+                read.integer(v, f"{path}.seeds[{j}]", 0, C.SEEDS_PER_PLAYER) for j, v in enumerate(values)
+            ]
+            state.storage[0, k] = read.integer(farm["storage"], f"{path}.storage", 0, C.SEEDS_PER_PLAYER)
+        names = read.items(bought.get(seat, []), f"bought.{seat}", max_length=DECK_SIZE)
+        state.bought[0, k] = np.bincount(
+            np.array([card(name, f"bought.{seat}[{j}]") for j, name in enumerate(names)], dtype=np.int64),
+            minlength=C.N_CODES,
+        )
     if "market" in d:
+        names = read.items(d["market"], "market", max_length=cfg.slots)
         state.market[0] = NO_CARD
-        for slot, name in enumerate(d["market"]):
-            state.market[0, slot] = NO_CARD if name == "empty" else C.card_from_name(name)
-    hidden = d.get("hidden", {})
+        for slot, name in enumerate(names):
+            state.market[0, slot] = NO_CARD if name == "empty" else card(name, f"market[{slot}]")
+    hidden = read.mapping(d.get("hidden", {}), "hidden", ("stack", "drawn"))
     if "stack" in hidden or "market" in d:
-        stack = [C.card_from_name(c) for c in hidden.get("stack", [])]
+        names = read.items(hidden.get("stack", []), "hidden.stack", max_length=DECK_SIZE)
+        stack = [card(name, f"hidden.stack[{j}]") for j, name in enumerate(names)]
         if "stack_size" in d and d["stack_size"] != len(stack):
-            raise ValueError(f"stack_size must be {len(stack)}, the cards in hidden.stack; got {d['stack_size']!r}")
+            read.fail("stack_size", f"must be {len(stack)}, the cards in hidden.stack; got {d['stack_size']!r}")
         state.stack[0] = NO_CARD
         state.stack_knowers[0] = 0
         state.stack[0, : len(stack)] = stack
-        known = _knower_bits(d.get("stack_known_by"), len(stack), seats, "stack_known_by")
-        state.stack_knowers[0, : len(stack)] = known
+        state.stack_knowers[0, : len(stack)] = _knower_bits(
+            read, d.get("stack_known_by"), len(stack), seats, "stack_known_by"
+        )
         state.stack_size[0] = len(stack)
+    elif "stack_size" in d and d["stack_size"] != int(state.stack_size[0]):
+        read.fail("stack_size", "a stack of another size needs its cards in hidden.stack")
+    names = read.items(hidden.get("drawn", []), "hidden.drawn", max_length=2)
     state.drawn[0] = NO_CARD
-    drawn = hidden.get("drawn", [])
-    if len(drawn) > 2:
-        raise ValueError(f"hidden.drawn holds the two cards of a two-card draw, got {len(drawn)}")
-    for k, name in enumerate(drawn):
-        state.drawn[0, k] = C.card_from_name(name)
+    state.drawn[0, : len(names)] = [card(name, f"hidden.drawn[{j}]") for j, name in enumerate(names)]
     state.drawn_knowers[0] = 0
-    state.drawn_knowers[0, : len(drawn)] = _knower_bits(d.get("drawn_known_by"), len(drawn), seats, "drawn_known_by")
-    problems = _impossible(state) + invariants(state, complete=False)
+    state.drawn_knowers[0, : len(names)] = _knower_bits(
+        read, d.get("drawn_known_by"), len(names), seats, "drawn_known_by"
+    )
+    problems = _phase_problems(state)
     if problems:
-        raise ValueError("description is not a consistent Fruit Picking position: " + "; ".join(problems))
-    return state
+        read.fail(None, "not a consistent Fruit Picking position: " + "; ".join(problems))
+    return validate.finish(read, state)
 
 
-def _knower_bits(lists, count: int, seats: list[str], field: str) -> list[int]:
+def _knower_bits(read, lists, count: int, seats: list[str], field: str) -> list[int]:
     """Knower bits of `count` cards from lists of seat names (missing: nobody knows them)."""
     if lists is None:
         return [0] * count
     if not isinstance(lists, list) or len(lists) != count:
-        raise ValueError(f"{field} must list the knowers of each of the {count} cards, got {lists!r}")
+        read.fail(field, f"must list the knowers of each of the {count} cards, got {lists!r}")
     bits = []
-    for names in lists:
-        if not isinstance(names, list) or len(set(names)) != len(names) or not set(names) <= set(seats):
-            raise ValueError(f"{field} entries must be lists of distinct seats among {seats}, got {names!r}")
+    for j, names in enumerate(lists):
+        if (
+            not isinstance(names, list)
+            or not all(isinstance(name, str) and name in seats for name in names)
+            or len(set(names)) != len(names)
+        ):
+            read.fail(f"{field}[{j}]", f"entries must be lists of distinct seats among {seats}, got {names!r}")
         bits.append(sum(1 << seats.index(name) for name in names))
     return bits
 
 
-def _impossible(state: State) -> list[str]:
-    """What makes game 0 of a hand-built batch a position no game reaches (empty when it can occur)."""
+def _phase_problems(state: State) -> list[str]:
+    """What each phase keeps of the turn in progress (empty when every game of the batch can occur)."""
     cfg = state.config
-    phase, target = PHASE_NAMES[int(state.phase[0])], int(state.target[0])
-    drawn = int((state.drawn[0] >= 0).sum())
-    size = int(state.stack_size[0])
+    phase, target = state.phase, state.target.astype(np.int64)
+    drawn = (state.drawn >= 0).sum(axis=1)
+    size = state.stack_size.astype(np.int64)
+    rows = np.arange(state.batch_size)
     problems = []
-    if bool(state.done[0]) != (phase == "over"):
-        problems.append(f"done must be true exactly in phase 'over' (phase {phase!r}, done {bool(state.done[0])})")
-    if phase == "plant" and target >= 0:
-        problems.append("target must be None in phase 'plant' (a turn has no target before its seeds are planted)")
-    if phase == "target" and target < 0:
-        problems.append("phase 'target' needs a target (a farm position 1..6)")
-    if phase in ("draw", "keep"):
-        if not cfg.market_operation:
-            problems.append(f"phase {phase!r} needs the market_operation option")
-        if target < 0 or state.farm_order[0, target] < 2:
-            problems.append(f"phase {phase!r} follows a purchase: target must be a fruit position")
-        if state.market[0, 0] >= 0:
-            problems.append(f"phase {phase!r} follows a purchase: market slot 0 must be empty")
-    if phase == "draw" and size < 2:
-        problems.append("phase 'draw' needs two stack cards (otherwise the card is drawn as usual)")
-    truncated_in_keep = phase == "over" and bool(state.truncated[0])
-    if phase == "keep" and drawn != 2:
-        problems.append(f"phase 'keep' needs two drawn cards in hidden.drawn, got {drawn}")
-    if phase != "keep" and drawn and not truncated_in_keep:
-        problems.append(f"hidden.drawn must be empty outside phase 'keep' (phase {phase!r}, {drawn} drawn)")
-    if phase == "keep" and ((state.drawn_knowers[0] >> state.to_move[0]) & 1 == 0).any():
-        problems.append("drawn_known_by must name the drawer (to_move) for both drawn cards")
-    if phase not in ("draw", "keep", "over") and (state.market[0, : cfg.slots] < 0).any() and size > 0:
-        problems.append("a market slot may stay empty only once the stack is empty")
+
+    def check(bad: np.ndarray, message: str) -> None:
+        if bad.any():
+            problems.append(f"{message} (game {int(np.flatnonzero(bad)[0])})")
+
+    check(state.done != (phase == OVER), "done must be true exactly in phase 'over'")
+    check((phase == PLANT) & (target >= 0), "target must be None in phase 'plant' (no target before planting)")
+    check((phase == TARGET) & (target < 0), "phase 'target' needs a target (a farm position 1..6)")
+    check(target == 0, "the House is never a target (a farm position 1..6)")
+    buying = (phase == DRAW) | (phase == KEEP)
+    check(buying & (not cfg.market_operation), "phases 'draw' and 'keep' need the market_operation option")
+    fruit = state.farm_order[rows, np.maximum(target, 0)] >= 2
+    check(buying & ((target < 0) | ~fruit), "phases 'draw' and 'keep' follow a purchase: target must be a fruit")
+    check(buying & (state.market[:, 0] >= 0), "phases 'draw' and 'keep' follow a purchase: market slot 0 is empty")
+    check((phase == DRAW) & (size < 2), "phase 'draw' needs two stack cards (otherwise the card is drawn as usual)")
+    check((phase == KEEP) & (drawn != 2), "phase 'keep' needs two drawn cards in hidden.drawn")
+    truncated_in_keep = (phase == OVER) & state.truncated
+    check((phase != KEEP) & (drawn > 0) & ~truncated_in_keep, "hidden.drawn must be empty outside phase 'keep'")
+    drawer_knows = ((state.drawn_knowers.astype(np.int64) >> state.to_move[:, None].astype(np.int64)) & 1) == 1
+    check((phase == KEEP) & ~drawer_knows.all(axis=1), "drawn_known_by must name the drawer (to_move) for both cards")
+    empty_slot = (state.market[:, : cfg.slots] < 0).any(axis=1)
+    check(
+        ((phase == PLANT) | (phase == TARGET)) & empty_slot & (size > 0),
+        "a market slot may stay empty only once the stack is empty",
+    )
     return problems
 
 
@@ -907,7 +923,34 @@ def invariants(state: State, complete: bool = True) -> list[str]:
     if (state.market[:, state.config.slots :] >= 0).any():
         problems.append("a card lies in a market slot this variant does not have")
     problems += _knower_problems(state)
+    problems += _phase_problems(state)
     return problems
+
+
+def position_invariants(state: State) -> list[str]:
+    """What any position must satisfy, a hand-built one included (market cards may be left out)."""
+    return invariants(state, complete=False)
+
+
+def field_bounds(config: Config) -> dict[str, tuple]:
+    """Inclusive value bounds of the game's fields, checked on every loaded state before the invariants."""
+    card = (NO_CARD, C.N_CODES - 1)
+    return {
+        "phase": (0, OVER),
+        "farm_order": (0, C.N_POSITIONS - 1),
+        "seeds": (0, C.SEEDS_PER_PLAYER),
+        "storage": (0, C.SEEDS_PER_PLAYER),
+        "target": (-1, C.N_POSITIONS - 1),
+        "market": card,
+        "stack": card,
+        "stack_size": (0, DECK_SIZE),
+        "stack_knowers": (0, everyone(config)),
+        "drawn": card,
+        "drawn_knowers": (0, everyone(config)),
+        "bought": (0, C.deck_counts().astype(np.int64)),
+        "rounds": (0, config.max_rounds),
+        "turn_steps": (0, min(max_game_length(config), np.iinfo(np.int16).max)),
+    }
 
 
 def _knower_problems(state: State) -> list[str]:

@@ -1302,8 +1302,77 @@ def invariants(state: State) -> list[str]:
         early &= state.round < round_cap(cfg)
     check(early, "the game ended before the license marker reached X")
     check(state.round > round_cap(cfg), "past the round cap")
-    check(~state.done & (state.phase == MOVE_TO) & (state.pending_cell < 0), "moving without a token")
+    _pending_invariants(state, check)
     return problems
+
+
+# What each live phase keeps of the decision in progress: a pending cell and token (True: one, False:
+# none, ...: either), the range of fruits or spaces still to split or produce, and whether a rotation
+# is chosen.
+PENDING = {
+    MOVE_TOKEN: (False, False, (0, 0), False),
+    MOVE_TO: (True, False, (0, 0), False),
+    HARVEST_SPLIT: (True, True, (2, MAX_SPLIT), False),
+    PRODUCE_PHASE: (True, True, (1, MAX_SPLIT), False),
+    SUPPLY_OR_CLAIM: (..., ..., (0, 0), False),
+    ROTATE_PHASE: (..., True, (0, 0), False),
+    PLACE: (..., True, (0, 0), True),
+    CLAIM_FRUIT: (True, True, (1, 1), False),
+    FACTORY: (False, False, (0, 0), False),
+}
+
+
+def _pending_invariants(state: State, check) -> None:
+    """The decision in progress matches the phase: what it moves, splits, produces, turns or places."""
+    phase, token = state.phase, state.pending_token.astype(np.int64)
+    for ph, (cell, has_token, (low, high), rotation) in PENDING.items():
+        at = (phase == ph) & ~state.done
+        name = PHASE_NAMES[ph]
+        if cell is not ...:
+            check(at & ((state.pending_cell >= 0) != cell), f"phase {name!r} with {'no' if cell else 'a'} pending cell")
+        if has_token is not ...:
+            check(at & ((token >= 0) != has_token), f"phase {name!r} with {'no' if has_token else 'a'} pending token")
+        check(at & ((state.pending_amount < low) | (state.pending_amount > high)), f"phase {name!r}: pending amount")
+        check(at & ((state.pending_rotation >= 0) != rotation), f"phase {name!r}: pending rotation")
+    live = ~state.done
+    kind = C.TOKEN_KIND[np.maximum(token, 0)]
+    splitting = live & np.isin(phase, (HARVEST_SPLIT, CLAIM_FRUIT))
+    check(splitting & (kind != C.ADVANCED_COLLECTOR), "fruit split from a token that is not an advanced collector")
+    producing = live & (phase == PRODUCE_PHASE)
+    check(producing & (C.TOKEN_COLOUR[np.maximum(token, 0)] < 0), "producing without an ice cream cart")
+    turns = G.N_ROTATIONS[C.TOKEN_SHAPE[np.maximum(token, 0)]]
+    check(live & (phase == ROTATE_PHASE) & (turns < 2), "choosing a rotation for a token with one")
+    check(live & (phase == PLACE) & (state.pending_rotation >= turns), "a rotation the token does not have")
+
+
+def field_bounds(config: Config) -> dict[str, tuple]:
+    """Inclusive value bounds of the game's fields, checked on every loaded state before the invariants."""
+    factory = has_factory(config)
+    big = 10_000  # counts and scores are int16; no game comes near this
+    return {
+        "phase": (0, OVER),
+        "round": (0, round_cap(config)),
+        "island": (0, N_CODES - 1),
+        "ships": (0, len(C.SHIPS) - 1),
+        "fruit": (0, big),
+        "fruit_gained": (0, big),
+        "board": (NO, C.N_TOKENS - 1),
+        "stacks": (0, C.STACK_SIZE),
+        "markers": (0, C.STACK_SIZE),
+        "milkshake_paid": (0, int(C.STACK_SIZE[C.MILKSHAKE])),
+        "claims": (0, C.N_TOKENS),
+        "points": (0, big),
+        "license_left": (0, license_steps(config)),
+        "pending_cell": (NO, G.N_CELLS - 1),
+        "pending_token": (NO, C.N_TOKENS - 1),
+        "pending_amount": (0, MAX_SPLIT),
+        "pending_rotation": (NO, G.MAX_ROTATIONS - 1),
+        "discs": (0, C.N_NODES - 1) if factory else (NO, NO),
+        "arrows_paid": (0, 100),
+        "circles_scored": (0, 100),
+        "pending_arrow": (NO, C.N_ARROWS - 1),
+        "pending_disc": (NO, C.FACTORY_DISCS - 1),
+    }
 
 
 def _factory_invariants(state: State, occupancy: np.ndarray, check) -> None:
@@ -1346,6 +1415,7 @@ __all__ = [
     "acting",
     "action_to_string",
     "describe",
+    "field_bounds",
     "final_scores",
     "from_description",
     "init",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
@@ -131,169 +132,213 @@ def describe(state, i: int = 0) -> dict:
     return out
 
 
+PLAYER_FIELDS = (
+    "island",
+    "ships",
+    "fruit",
+    "fruit_gained",
+    "claims_per_row",
+    "markers",
+    "milkshakes_paid_with",
+    "points",
+    "score",
+)
+FACTORY_FIELDS = ("factory_discs", "factory_arrows_paid", "factory_circles_scored")
+MOST = 10_000  # a bound on any count or score a description may give (int16 fields)
+
+
 def from_description(d: dict, spec=None, state_cls=None):
     """The batch-of-1 state `describe` pictured. Unnamed details take defaults: what `init` deals from
     `rng_key` (islands, ships, board), zero fruit and markers, factory discs in the start tank, and the
     records derived from the rest (claims: tokens owned count as claimed from row 1; fruit_gained:
     reserve + fruit spent; points: traced from the record; stacks: full minus markers taken; license:
     steps taken so far; the score attack's pile: the game's tokens not on the board or an island).
+    A malformed or inconsistent description raises `DescriptionError` naming the field.
 
     `spec` and `state_cls` name the registered game the description is of (default Juicy Fruits; the
     score attack passes its own)."""
     spec = R.SPEC if spec is None else spec
-    if d.get("game", spec.id) != spec.id:
-        raise ValueError(f"description is of {d.get('game')!r}, not {spec.id!r}")
-    if int(d.get("version", spec.version)) != spec.version:
-        raise ValueError(f"description is of version {d['version']}, rules are v{spec.version}")
-    if "config" not in d:
-        counts = "..".join(str(c) for c in (spec.player_counts[0], spec.player_counts[-1]))
-        raise ValueError(f"a description needs a 'config' (at least {{'num_players': {counts}}})")
-    cfg = spec.config_from_dict(d["config"])
+    read = validate.Reader(spec)
+    cfg, header = validate.read_header(read, d)
+    top = (
+        *validate.HEADER,
+        "rounds_completed",
+        "phase",
+        "to_move",
+        "license_steps_left",
+        "pending",
+        "business_board",
+        "stacks",
+        "players",
+        "hidden",
+        *(("business_pile",) if R.is_solo(cfg) else ()),
+    )
+    read.mapping(d, "", top)
+    if d.get("hidden", {}) != {}:
+        read.fail("hidden", "Juicy Fruits hides nothing after setup: 'hidden' is {} or left out")
     factory = R.has_factory(cfg)
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
-    key = np.uint64(int(d.get("rng_key", 0)))
-    s = R.init(cfg, np.array([key], dtype=np.uint64))
-    s.keys[0] = key
-    unknown = set(d.get("players", {})) - set(seats)
-    if unknown:
-        raise ValueError(f"players must be among {seats}, got {sorted(unknown)}")
+    s = R.init(cfg, np.array([header["rng_key"]], dtype=np.uint64))
+    s.keys[0] = np.uint64(header["rng_key"])
+    players = read.seats_mapping(d.get("players", {}), "players", p)
 
     phase_name = d.get("phase")
-    if phase_name is not None and phase_name not in R.PHASE_NAMES:
-        raise ValueError(f"phase must be one of {list(R.PHASE_NAMES)}, got {phase_name!r}")
-    to_move = d.get("to_move", "player_0")
-    if to_move not in seats:
-        raise ValueError(f"to_move must be one of {seats}, got {to_move!r}")
-    s.to_move[0] = seats.index(to_move)
-    pending = d.get("pending", {})
+    if phase_name is not None:
+        read.string(phase_name, "phase", R.PHASE_NAMES)
+    s.to_move[0] = read.seat(d.get("to_move", "player_0"), "to_move", p)
+    pending_keys = ("cell", "token", "amount", "rotation", *(("arrow", "disc") if factory else ()))
+    pending = read.mapping(d.get("pending", {}), "pending", pending_keys)
     placing_token = pending.get("token")
     placing = phase_name in ("rotate", "place")
 
+    def counts(value, path: str, names, high) -> np.ndarray:
+        """`{name: count}` (names among `names`) as an int64 array; `high` a bound per name or for all."""
+        read.mapping(value, path, names)
+        out = np.zeros(len(names), dtype=np.int64)
+        highs = np.broadcast_to(np.asarray(high), (len(names),))
+        for name, count in value.items():
+            j = names.index(name)
+            out[j] = read.integer(count, f"{path}.{name}", 0, int(highs[j]))
+        return out
+
     for k, seat in enumerate(seats):
-        pd = d.get("players", {}).get(seat, {})
-        where = f"{seat}'s island"
+        where = f"players.{seat}"
+        pd = read.mapping(players.get(seat, {}), where)
+        for key in FACTORY_FIELDS:
+            if key in pd and not factory:
+                read.fail(f"{where}.{key}", "needs the juice factory (config score_board='juicy')")
+        read.mapping(pd, where, (*PLAYER_FIELDS, *(FACTORY_FIELDS if factory else ())))
         if "island" in pd:
-            s.island[0, k] = parse_island(pd["island"], where)
+            rows = pd["island"]
+            if not isinstance(rows, str):
+                for r, row in enumerate(read.items(rows, f"{where}.island")):
+                    read.string(row, f"{where}.island[{r}]")
+            try:
+                s.island[0, k] = parse_island(rows, f"{seat}'s island")
+            except ValueError as error:
+                read.fail(f"{where}.island", str(error))
         if "ships" in pd:
-            for letter, name in pd["ships"].items():
-                if letter not in C.BUOY_LETTERS:
-                    raise ValueError(f"ships are keyed by buoy letters {list(C.BUOY_LETTERS)}, got {letter!r}")
-                s.ships[0, k, C.BUOY_LETTERS.index(letter)] = _ship_id(name)
+            for letter, name in read.mapping(pd["ships"], f"{where}.ships", tuple(C.BUOY_LETTERS)).items():
+                try:
+                    s.ships[0, k, C.BUOY_LETTERS.index(letter)] = _ship_id(read.string(name, f"{where}.ships.{letter}"))
+                except ValueError as error:
+                    read.fail(f"{where}.ships.{letter}", str(error))
         s.ship_present[0, k] = s.island[0, k, G.BEACH_CELLS] == R.SHIP
-        s.fruit[0, k] = C.fruit_dict_counts(pd.get("fruit", {}))
-        markers = pd.get("markers", {})
-        for name, count in markers.items():
-            if name not in C.STACK_NAMES:
-                raise ValueError(f"markers are {list(C.STACK_NAMES)}, got {name!r}")
-            s.markers[0, k, C.STACK_NAMES.index(name)] = count
+        s.fruit[0, k] = counts(pd.get("fruit", {}), f"{where}.fruit", C.FRUITS, MOST)
+        s.markers[0, k] = counts(pd.get("markers", {}), f"{where}.markers", C.STACK_NAMES, C.STACK_SIZE)
         if "milkshakes_paid_with" in pd:
-            s.milkshake_paid[0, k] = C.fruit_dict_counts(pd["milkshakes_paid_with"])
+            paid = counts(pd["milkshakes_paid_with"], f"{where}.milkshakes_paid_with", C.FRUITS, C.STACK_SIZE[-1])
+            s.milkshake_paid[0, k] = paid
         else:
             s.milkshake_paid[0, k, 0] = s.markers[0, k, C.MILKSHAKE]
-        for key in ("factory_discs", "factory_arrows_paid", "factory_circles_scored"):
-            if key in pd and not factory:
-                raise ValueError(f"{seat}'s {key} needs the juice factory (config score_board='juicy')")
         if "factory_discs" in pd:
-            discs = list(pd["factory_discs"])
-            if len(discs) != C.FACTORY_DISCS:
-                raise ValueError(f"factory_discs lists the {C.FACTORY_DISCS} discs' nodes, got {discs!r}")
-            s.discs[0, k] = [_name_index(node, C.NODE_NAMES, "factory nodes") for node in discs]
-        for key, field, names, what in (
-            ("factory_arrows_paid", s.arrows_paid, C.ARROW_NAMES, "factory arrows"),
-            ("factory_circles_scored", s.circles_scored, C.NODE_NAMES, "factory nodes"),
-        ):
-            for name, count in pd.get(key, {}).items():
-                field[0, k, _name_index(name, names, what)] = count
+            discs = read.items(pd["factory_discs"], f"{where}.factory_discs", length=C.FACTORY_DISCS)
+            for j, node in enumerate(discs):
+                s.discs[0, k, j] = C.NODE_NAMES.index(read.string(node, f"{where}.factory_discs[{j}]", C.NODE_NAMES))
+        if "factory_arrows_paid" in pd:
+            s.arrows_paid[0, k] = counts(pd["factory_arrows_paid"], f"{where}.factory_arrows_paid", C.ARROW_NAMES, 100)
+        if "factory_circles_scored" in pd:
+            scored = counts(pd["factory_circles_scored"], f"{where}.factory_circles_scored", C.NODE_NAMES, 100)
+            s.circles_scored[0, k] = scored
         if "claims_per_row" in pd:
-            claims = list(pd["claims_per_row"])
-            if len(claims) != C.N_ROWS:
-                raise ValueError(f"claims_per_row has one count per business row ({C.N_ROWS}), got {claims!r}")
-            s.claims[0, k] = claims
+            claims = read.items(pd["claims_per_row"], f"{where}.claims_per_row", length=C.N_ROWS)
+            s.claims[0, k] = [
+                read.integer(c, f"{where}.claims_per_row[{r}]", 0, C.N_TOKENS) for r, c in enumerate(claims)
+            ]
         else:
             owned = int(R.owned_tokens(s.island[0, k]).sum()) + int(placing and k == s.to_move[0])
             s.claims[0, k] = [owned, 0, 0, 0, 0]
 
+    def token(code, path: str) -> int:
+        return C.TOKEN_CODES.index(read.string(code, path, C.TOKEN_CODES))
+
     if "business_board" in d:
-        board = d["business_board"]
-        if len(board) != C.N_ROWS or any(len(row) > C.ROW_SLOTS for row in board):
-            raise ValueError(f"business_board is {C.N_ROWS} rows of up to {C.ROW_SLOTS} tokens (None for empty)")
+        board = read.items(d["business_board"], "business_board", length=C.N_ROWS)
         s.board[0] = R.NO
         for r, row in enumerate(board):
-            for slot, code in enumerate(row):
-                s.board[0, r, slot] = R.NO if code is None else _token_id(code, "the business board")
+            for slot, code in enumerate(read.items(row, f"business_board[{r}]", max_length=C.ROW_SLOTS)):
+                s.board[0, r, slot] = R.NO if code is None else token(code, f"business_board[{r}][{slot}]")
     if "stacks" in d:
-        for name, count in d["stacks"].items():
-            if name not in C.STACK_NAMES:
-                raise ValueError(f"stacks are {list(C.STACK_NAMES)}, got {name!r}")
-            s.stacks[0, C.STACK_NAMES.index(name)] = count
+        s.stacks[0] = C.STACK_SIZE
+        given = counts(d["stacks"], "stacks", C.STACK_NAMES, C.STACK_SIZE)
+        for name in d["stacks"]:
+            s.stacks[0, C.STACK_NAMES.index(name)] = given[C.STACK_NAMES.index(name)]
     else:
-        s.stacks[0] = C.STACK_SIZE - s.markers[0].sum(axis=0)
+        s.stacks[0] = np.maximum(C.STACK_SIZE - s.markers[0].sum(axis=0), 0)
 
-    s.round[0] = int(d.get("rounds_completed", 0))
-    s.step_count[0] = int(d.get("step_count", 0))
-    s.done[0] = bool(d.get("done", phase_name == "over"))
-    s.truncated[0] = bool(d.get("truncated", False))
+    s.round[0] = read.integer(d.get("rounds_completed", 0), "rounds_completed", 0, R.round_cap(cfg))
+    s.step_count[0] = header["step_count"]
+    s.done[0] = header["done"] if "done" in d else phase_name == "over"
+    s.truncated[0] = header["truncated"]
     if "license_steps_left" in d:
-        s.license_left[0] = int(d["license_steps_left"])
+        s.license_left[0] = read.integer(d["license_steps_left"], "license_steps_left", 0, R.license_steps(cfg))
     else:
         finals = int((R.node_occupancy(s.discs[0].astype(np.int64)).sum(axis=0)[C.NODE_IS_FINAL] > 0).sum())
         moved = int(s.claims[0].sum()) + int((s.stacks[0] == 0).sum()) + finals
         s.license_left[0] = max(R.license_steps(cfg) - moved, 0)
     if "business_pile" in d:
-        if not R.is_solo(cfg):
-            raise ValueError("business_pile belongs to the score attack (juicy_fruits_solo)")
         s.pile[0] = False
-        for code in d["business_pile"]:
-            s.pile[0, _token_id(code, "the business pile")] = True
+        for j, code in enumerate(read.items(d["business_pile"], "business_pile", max_length=C.N_TOKENS)):
+            t = token(code, f"business_pile[{j}]")
+            if s.pile[0, t]:
+                read.fail(f"business_pile[{j}]", f"{code!r} is listed twice (each token is once in the game)")
+            s.pile[0, t] = True
     elif R.is_solo(cfg):
         if "business_board" in d:
             s.pile[0, R.game_tokens(cfg)] = True
             s.pile[0, s.board[0][s.board[0] >= 0]] = False
         s.pile[0] &= ~R.owned_tokens(s.island[0]).any(axis=0)
         if placing_token is not None:
-            s.pile[0, _token_id(placing_token, "pending")] = False
+            s.pile[0, token(placing_token, "pending.token")] = False
 
     cell = pending.get("cell")
-    if cell is not None and cell not in G.CELL_NAMES:
-        raise ValueError(f"pending cell must be one of {list(G.CELL_NAMES)}, got {cell!r}")
-    s.pending_cell[0] = R.NO if cell is None else G.CELL_NAMES.index(cell)
-    s.pending_token[0] = R.NO if placing_token is None else _token_id(placing_token, "pending")
-    s.pending_amount[0] = int(pending.get("amount", 0))
+    s.pending_cell[0] = R.NO if cell is None else G.CELL_NAMES.index(read.string(cell, "pending.cell", G.CELL_NAMES))
+    s.pending_token[0] = R.NO if placing_token is None else token(placing_token, "pending.token")
+    s.pending_amount[0] = read.integer(pending.get("amount", 0), "pending.amount", 0, R.MAX_SPLIT)
     rotation = pending.get("rotation")
-    s.pending_rotation[0] = R.NO if rotation is None else int(rotation)
+    s.pending_rotation[0] = (
+        R.NO if rotation is None else read.integer(rotation, "pending.rotation", 0, G.MAX_ROTATIONS - 1)
+    )
     arrow, disc = pending.get("arrow"), pending.get("disc")
-    if (arrow is not None or disc is not None) and not factory:
-        raise ValueError("a pending factory arrow needs the juice factory (config score_board='juicy')")
-    s.pending_arrow[0] = R.NO if arrow is None else _name_index(arrow, C.ARROW_NAMES, "factory arrows")
-    s.pending_disc[0] = R.NO if disc is None else int(disc)
+    s.pending_arrow[0] = (
+        R.NO if arrow is None else C.ARROW_NAMES.index(read.string(arrow, "pending.arrow", C.ARROW_NAMES))
+    )
+    s.pending_disc[0] = R.NO if disc is None else read.integer(disc, "pending.disc", 0, C.FACTORY_DISCS - 1)
     if phase_name is None:
-        R._begin_turn(s, np.array([0]))
+        if any(pending.get(key) not in (None, 0) for key in pending_keys):
+            read.fail("pending", "a half-made decision needs the 'phase' it belongs to")
         if s.done[0]:
             s.phase[0] = R.OVER
+        else:
+            R._begin_turn(s, np.array([0]))
     else:
         s.phase[0] = R.PHASE_NAMES.index(phase_name)
 
     if state_cls is not None and type(s) is not state_cls:
         s = state_cls(config=cfg, **s.arrays())
+    for k, seat in enumerate(seats):
+        pd = players.get(seat, {})
+        if "fruit_gained" in pd:
+            s.fruit_gained[0, k] = counts(pd["fruit_gained"], f"players.{seat}.fruit_gained", C.FRUITS, MOST)
+    spent = R.fruit_spent(s)[0]
     traced_before = R.traced_points(s)[0]
     for k, seat in enumerate(seats):
-        pd = d.get("players", {}).get(seat, {})
-        if "fruit_gained" in pd:
-            s.fruit_gained[0, k] = C.fruit_dict_counts(pd["fruit_gained"])
-        else:
-            s.fruit_gained[0, k] = s.fruit[0, k] + R.fruit_spent(s)[0, k]
+        pd = players.get(seat, {})
+        if "fruit_gained" not in pd:
+            s.fruit_gained[0, k] = np.minimum(s.fruit[0, k] + spent[k], MOST)
         if "points" in pd:
-            for src, value in pd["points"].items():
-                if src not in R.sources(cfg):
-                    raise ValueError(f"point sources are {list(R.sources(cfg))}, got {src!r}")
-                s.points[0, k, R.SOURCES.index(src)] = value
+            given = counts(pd["points"], f"players.{seat}.points", R.sources(cfg), MOST)
+            for src in pd["points"]:
+                j = R.sources(cfg).index(src)
+                s.points[0, k, R.SOURCES.index(src)] = given[j]
         else:
             s.points[0, k] = traced_before[k]
-    problems = R.invariants(s)
-    if problems:
-        raise ValueError("description is not a consistent Juicy Fruits position: " + "; ".join(problems))
-    return s
+        if "score" in pd and read.integer(pd["score"], f"players.{seat}.score") != int(s.points[0, k].sum()):
+            read.fail(
+                f"players.{seat}.score", f"is {pd['score']}, but the points by source add up to {s.points[0, k].sum()}"
+            )
+    return validate.finish(read, s)
 
 
 def _name_index(name, names, what: str) -> int:

@@ -32,6 +32,7 @@ from fruit_envs.games.juicy_fruits.rules import (  # noqa: F401  (the rules cont
     acting,
     action_to_string,
     describe,
+    field_bounds,
     final_scores,
     invariants,
     legal_mask,

@@ -44,7 +44,7 @@ from functools import cache
 
 import numpy as np
 
-from fruit_envs.core import rng
+from fruit_envs.core import rng, validate
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.quickity_pickity import components as C
@@ -982,7 +982,7 @@ def _parse_ref(ref: str, where: str) -> tuple[int, int | None]:
         raise ValueError(f"{where}: {error}") from None
     if not sep:
         return kind, None
-    if not slot.strip().isdigit():
+    if not (slot.strip().isascii() and slot.strip().isdigit()):
         raise ValueError(f"{where}: tile {ref!r} names no slot number after '@'")
     return kind, int(slot)
 
@@ -1060,29 +1060,36 @@ def describe(state: State, i: int = 0) -> dict:
     return d
 
 
-def _composition(cfg: Config, named: np.ndarray, hidden: dict, seen_most: np.ndarray, seen_once: np.ndarray):
+def _ref(read, ref, where: str) -> tuple[int, int | None]:
+    """A tile reference `'<tile> @<slot>'` (slot optional) read from a description field."""
+    try:
+        return _parse_ref(read.string(ref, where), where)
+    except ValueError as error:
+        read.fail(where, str(error).removeprefix(f"{where}: "))
+
+
+def _composition(read, cfg: Config, named: np.ndarray, hidden: dict, seen_most: np.ndarray, seen_once: np.ndarray):
     """`(33,)` int64 copies of each kind in play for a description: fixed, or (hidden box) the box's
     complement, by default one copy of each type plus the second copies the description needs."""
     if not box_hidden(cfg):
         if "box" in hidden:
-            raise ValueError("hidden.box: only the two-player game with two_player_tiles='random_half' has a box")
+            read.fail("hidden.box", "only the two-player game with two_player_tiles='random_half' has a box")
         return C.tile_counts(cfg.num_players, cfg.two_player_tiles).astype(np.int64)
     counts = np.zeros(C.N_KINDS, dtype=np.int64)
     counts[C.MONKEY] = C.N_MONKEYS
     box = hidden.get("box")
     if box is not None:
-        if len(box) != C.N_FRUIT - C.TWO_PLAYER_FRUIT:
-            raise ValueError(f"hidden.box must list {C.N_FRUIT - C.TWO_PLAYER_FRUIT} fruit tiles, got {len(box)}")
-        kinds = [_parse_ref(name, "hidden.box")[0] for name in box]
+        box = read.items(box, "hidden.box", length=C.N_FRUIT - C.TWO_PLAYER_FRUIT)
+        kinds = [_ref(read, name, f"hidden.box[{j}]")[0] for j, name in enumerate(box)]
         if C.MONKEY in kinds:
-            raise ValueError("hidden.box: the monkeys stay in play")
+            read.fail("hidden.box", "the monkeys stay in play")
         counts[: C.N_FRUIT_TYPES] = C.COPIES - np.bincount(kinds, minlength=C.N_KINDS)[: C.N_FRUIT_TYPES]
         if (counts < 0).any():
-            raise ValueError(f"hidden.box holds more than {C.COPIES} copies of a fruit type")
+            read.fail("hidden.box", f"holds more than {C.COPIES} copies of a fruit type")
         return counts
     need = np.maximum(np.maximum(named[: C.N_FRUIT_TYPES], seen_most), (seen_once > 0).astype(np.int64))
     if need.sum() > C.TWO_PLAYER_FRUIT:
-        raise ValueError(f"the description needs more than the {C.TWO_PLAYER_FRUIT} fruit tiles in play")
+        read.fail(None, f"the description needs more than the {C.TWO_PLAYER_FRUIT} fruit tiles in play")
     counts[: C.N_FRUIT_TYPES] = need
     for copies in (1, 2):  # fill up to 32: first one copy of each missing type, then second copies
         short = C.TWO_PLAYER_FRUIT - counts[: C.N_FRUIT_TYPES].sum()
@@ -1091,29 +1098,30 @@ def _composition(cfg: Config, named: np.ndarray, hidden: dict, seen_most: np.nda
     return counts
 
 
-def _deck(d: dict, hidden: dict, length: int) -> tuple[list[int], list[bool], int]:
+def _deck(read, d: dict, hidden: dict, length: int) -> tuple[list[int], list[bool], int]:
     """The pile from a description: cards in drawing order, which were shown, and how many were drawn."""
-    drawn = d.get("cards_drawn")
-    if drawn is None:
-        drawn = [int(d.get("card", 0))]
+    last = C.N_CARDS - 1
+    if "cards_drawn" in d:
+        drawn = read.items(d["cards_drawn"], "cards_drawn", max_length=length)
+        if not drawn:
+            read.fail("cards_drawn", "lists the cards drawn, the round's card last: at least one")
+    else:
+        drawn = [read.integer(d.get("card", 0), "card", 0, last)]
     shown = [not (isinstance(c, str) and c == FACE_DOWN_CARD) for c in drawn]
-    try:
-        values = [int(c) if ok else None for c, ok in zip(drawn, shown, strict=True)]
-    except (TypeError, ValueError):
-        values = [-1]
-    if not drawn or any(v is not None and not 0 <= v < C.N_CARDS for v in values):
-        raise ValueError(
-            f"cards_drawn must list card ids in 0..{C.N_CARDS - 1} (or {FACE_DOWN_CARD!r} for a card a tied "
-            f"winner took unseen), the current card last; got {drawn}"
-        )
-    face_down = list(hidden.get("face_down_cards", []))
+    values = [
+        read.integer(c, f"cards_drawn[{j}]", 0, last) if up else None
+        for j, (c, up) in enumerate(zip(drawn, shown, strict=True))
+    ]
+    face_down = read.items(hidden.get("face_down_cards", []), "hidden.face_down_cards", max_length=shown.count(False))
+    face_down = [read.integer(c, f"hidden.face_down_cards[{j}]", 0, last) for j, c in enumerate(face_down)]
     for k, v in enumerate(values):
         if v is None and face_down:
-            values[k] = int(face_down.pop(0))
-    pile = hidden.get("pile")
-    deck = values + ([int(c) for c in pile] if pile is not None else [None] * (length - len(values)))
-    if len(deck) != length:
-        raise ValueError(f"cards drawn and pile must hold {length} cards together, got {len(deck)}")
+            values[k] = face_down.pop(0)
+    if "pile" in hidden:
+        pile = read.items(hidden["pile"], "hidden.pile", length=length - len(values))
+        deck = values + [read.integer(c, f"hidden.pile[{j}]", 0, last) for j, c in enumerate(pile)]
+    else:
+        deck = values + [None] * (length - len(values))
     for start in range(0, length, C.N_CARDS):  # unnamed cards: each shuffle's missing cards, in card order
         block = deck[start : start + C.N_CARDS]
         missing = iter([c for c in range(C.N_CARDS) if c not in block])
@@ -1129,74 +1137,71 @@ def from_description(d: dict) -> State:
     `cards_drawn` (the pile then follows in card order); with a hidden box the fruit in play default
     to one copy of each type plus the second copies that the description names; seat phases default to
     'place' for a seat holding a tile, else 'flip'; `to_move` defaults to the first seat without a
-    choice in `hidden.committed`; `round` defaults to the number of cards shown.
+    choice in `hidden.committed`; `round` defaults to the number of cards shown; `phase`, when given,
+    must be the phase of the seat to move (or 'over'). A malformed or inconsistent description raises
+    `DescriptionError` naming the field (or the position's problem).
     """
-    if d.get("game", SPEC.id) != SPEC.id:
-        raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
-    if int(d.get("version", SPEC.version)) != SPEC.version:
-        raise ValueError(f"description is of version {d['version']}, rules are v{SPEC.version}")
-    cfg = SPEC.config_from_dict(d["config"])
+    read = validate.Reader(SPEC)
+    cfg, header = validate.read_header(read, d)
+    fields = ("phase", "to_move", "round", "starter", "cards_drawn", "card", "cards_won", "seat_phases")
+    more = ("face_up", "held", "sets", "money", "hidden", "seen_in_play")
+    read.mapping(d, "", (*validate.HEADER, *fields, *more))
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
-    hidden = d.get("hidden", {})
-
-    def seat_of(name: str, where: str) -> int:
-        if name not in seats:
-            raise ValueError(f"{where}: {name!r} is not a seat; seats are {seats}")
-        return seats.index(name)
-
-    key = int(d.get("rng_key", 0))
+    hidden = read.mapping(d.get("hidden", {}), "hidden", ("face_down", "pile", "face_down_cards", "committed", "box"))
+    key = header["rng_key"]
     state = init(cfg, np.array([key], dtype=np.uint64))
     state.keys[0] = np.uint64(key)
     t = num_slots(cfg)
 
-    seen = d.get("seen_in_play", {})
+    seen = read.mapping(d.get("seen_in_play", {}), "seen_in_play")
     if seen and not box_hidden(cfg):
-        raise ValueError("seen_in_play: only the two-player game with two_player_tiles='random_half' hides its fruit")
+        read.fail("seen_in_play", "only the two-player game with two_player_tiles='random_half' hides its fruit")
     seen_most = np.zeros(C.N_FRUIT_TYPES, dtype=np.int64)
     seen_once = np.zeros(C.N_FRUIT_TYPES, dtype=np.int64)
     for name, entry in seen.items():
-        kind, _ = _parse_ref(name, "seen_in_play")
-        if kind == C.MONKEY or not isinstance(entry, dict):
-            raise ValueError(
-                f"seen_in_play: {name!r} must be a fruit type mapped to most_in_one_round and rounds_with_one"
-            )
-        seen_most[kind] = int(entry.get("most_in_one_round", 0))
-        seen_once[kind] = int(entry.get("rounds_with_one", 0))
+        path = f"seen_in_play.{name}"
+        kind, _ = _ref(read, name, path)
+        if kind == C.MONKEY:
+            read.fail(path, "must be a fruit type")
+        entry = read.mapping(entry, path, ("most_in_one_round", "rounds_with_one"))
+        seen_most[kind] = read.integer(entry.get("most_in_one_round", 0), f"{path}.most_in_one_round", 0, C.COPIES)
+        seen_once[kind] = read.integer(entry.get("rounds_with_one", 0), f"{path}.rounds_with_one", 0, max_rounds(cfg))
 
     named = []  # (kind, slot or None, location code, where)
-    for code, table, where in (
-        (FACE_UP, d.get("face_up", {}), "face_up"),
-        (FACE_DOWN, hidden.get("face_down", {}), "face_down"),
-    ):
+    for code, where in ((FACE_UP, "face_up"), (FACE_DOWN, "hidden.face_down")):
+        table = read.mapping(d.get("face_up", {}) if code == FACE_UP else hidden.get("face_down", {}), where)
         for slot, name in table.items():
-            kind, _ = _parse_ref(name, where)
-            if not str(slot).isdigit():
-                raise ValueError(f"{where}: keys are slot numbers, got {slot!r}")
-            named.append((kind, int(slot), code, where))
-    for name, ref in d.get("held", {}).items():
-        k = seat_of(name, "held")
-        kind, slot = _parse_ref(ref, f"held by {name}")
+            path = f"{where}.{slot}"
+            kind, _ = _ref(read, name, path)
+            slot = str(slot) if validate.is_int(slot) else slot
+            if not (isinstance(slot, str) and slot.isascii() and slot.isdigit()):
+                read.fail(path, "keys are slot numbers")
+            named.append((kind, int(slot), code, path))
+    for name, ref in read.seats_mapping(d.get("held", {}), "held", p).items():
+        path = f"held.{name}"
+        kind, slot = _ref(read, ref, path)
         if kind == C.MONKEY:
-            raise ValueError(f"held by {name}: a monkey stays face up where it was flipped and cannot be held")
-        named.append((kind, slot, HELD_BASE + k, f"held by {name}"))
+            read.fail(path, "a monkey stays face up where it was flipped and cannot be held")
+        named.append((kind, slot, HELD_BASE + seats.index(name), path))
     f = fruit_count(cfg)
-    for name, zone in d.get("sets", {}).items():
-        k = seat_of(name, "sets")
-        if len(zone) > f:
-            raise ValueError(f"sets of {name}: a zone holds at most {f} sets (one per fruit in play), got {len(zone)}")
+    for name, zone in read.seats_mapping(d.get("sets", {}), "sets", p).items():
+        k = seats.index(name)
+        zone = read.items(zone, f"sets.{name}", max_length=f)
         for s, members in enumerate(zone):
+            members = read.items(members, f"sets.{name}[{s}]", max_length=f)
             if not members:
-                raise ValueError(f"sets of {name}: set {s} is empty; a set holds at least one tile")
-            for ref in members:
-                kind, slot = _parse_ref(ref, f"set {s} of {name}")
+                read.fail(f"sets.{name}[{s}]", "a set holds at least one tile")
+            for j, ref in enumerate(members):
+                path = f"sets.{name}[{s}][{j}]"
+                kind, slot = _ref(read, ref, path)
                 if kind == C.MONKEY:
-                    raise ValueError(f"set {s} of {name}: a monkey cannot be placed in a set")
-                named.append((kind, slot, SET_BASE + k * S + s, f"set {s} of {name}"))
+                    read.fail(path, "a monkey cannot be placed in a set")
+                named.append((kind, slot, SET_BASE + k * S + s, path))
         state.num_sets[0, k] = len(zone)
 
     named_counts = np.bincount([kind for kind, *_ in named], minlength=C.N_KINDS).astype(np.int64)
-    in_play = _composition(cfg, named_counts, hidden, seen_most, seen_once)
+    in_play = _composition(read, cfg, named_counts, hidden, seen_most, seen_once)
     left = in_play.copy()
     layout = np.full(t, -1, dtype=np.int64)
     location = np.full(t, -1, dtype=np.int64)
@@ -1204,14 +1209,14 @@ def from_description(d: dict) -> State:
     for kind, slot, code, where in named:
         left[kind] -= 1
         if left[kind] < 0:
-            raise ValueError(f"{where}: more {C.tile_name(kind)!r} tiles than the {t} tiles in play hold")
+            read.fail(where, f"more {C.tile_name(kind)!r} tiles than the {t} tiles in play hold")
         if slot is None:
             later.append((kind, code))
             continue
         if not 0 <= slot < t:
-            raise ValueError(f"{where}: slot {slot} does not exist; slots are 0..{t - 1}")
+            read.fail(where, f"slot {slot} does not exist; slots are 0..{t - 1}")
         if location[slot] >= 0:
-            raise ValueError(f"{where}: slot {slot} is named twice")
+            read.fail(where, f"slot {slot} is named twice")
         layout[slot], location[slot] = kind, code
     free = list(np.flatnonzero(location < 0))
     for kind, code in later:
@@ -1231,62 +1236,65 @@ def from_description(d: dict) -> State:
     for k in range(p):
         in_hand = np.flatnonzero(location == HELD_BASE + k)
         if len(in_hand) > 1:
-            raise ValueError(f"{seats[k]} holds {len(in_hand)} tiles; a player uses only 1 hand")
+            read.fail(f"held.{seats[k]}", f"{seats[k]} holds {len(in_hand)} tiles; a player uses only 1 hand")
         if len(in_hand):
             state.held[0, k] = in_hand[0]
 
-    deck, shown, drawn = _deck(d, hidden, deck_length(cfg))
+    deck, shown, drawn = _deck(read, d, hidden, deck_length(cfg))
     state.deck[0], state.shown[0], state.deck_pos[0] = deck, shown, drawn
     shown_cards = [c for c, ok in zip(deck, shown, strict=True) if ok]
-    card = int(d.get("card", shown_cards[-1] if shown_cards else 0))
-    if not 0 <= card < C.N_CARDS:
-        raise ValueError(f"card must be a card id in 0..{C.N_CARDS - 1}, got {card}")
-    state.card[0] = card
+    state.card[0] = read.integer(d.get("card", shown_cards[-1] if shown_cards else 0), "card", 0, C.N_CARDS - 1)
 
     in_set = np.flatnonzero(location >= SET_BASE)
     seat_of_tile, number = np.divmod(location[in_set] - SET_BASE, S)
     row = zone_start(state.num_sets[0])[seat_of_tile] + number
     np.add.at(state.set_size[0], row, 1)
     np.bitwise_or.at(state.set_bits[0], row, C.KIND_BITS[layout[in_set]])
-    np.add.at(state.set_bonus[0], row, C.IS_BONUS[card, layout[in_set]].astype(np.int8))
+    np.add.at(state.set_bonus[0], row, C.IS_BONUS[state.card[0], layout[in_set]].astype(np.int8))
 
+    won = read.seats_mapping(d.get("cards_won", {}), "cards_won", p)
     for k in range(p):
-        state.cards_won[0, k] = d.get("cards_won", {}).get(seats[k], 0)
-    state.round_index[0] = int(d.get("round", max(1, len(shown_cards)))) - 1
-    state.starter[0] = seat_of(d.get("starter", "player_0"), "starter")
-    phases = d.get("seat_phases", {})
+        state.cards_won[0, k] = read.integer(won.get(seats[k], 0), f"cards_won.{seats[k]}", 0, cfg.rounds_to_win)
+    state.round_index[0] = read.integer(d.get("round", max(1, len(shown_cards))), "round", 1, max_rounds(cfg)) - 1
+    state.starter[0] = read.seat(d.get("starter", "player_0"), "starter", p)
+    phases = read.seats_mapping(d.get("seat_phases", {}), "seat_phases", p)
     for k in range(p):
         default = "place" if state.held[0, k] >= 0 else "flip"
-        name = phases.get(seats[k], default)
-        if name not in PHASE_NAMES[:3]:
-            raise ValueError(f"seat_phases of {seats[k]}: {name!r} is not one of {list(PHASE_NAMES[:3])}")
-        state.seat_phase[0, k] = PHASE_NAMES.index(name)
-    committed = hidden.get("committed", {})
+        path = f"seat_phases.{seats[k]}"
+        state.seat_phase[0, k] = read.choice(phases.get(seats[k], default), path, PHASE_NAMES[:3])
+    committed = read.seats_mapping(hidden.get("committed", {}), "hidden.committed", p)
     for name, action in committed.items():
-        k = seat_of(name, "committed")
-        a = int(action) if isinstance(action, (int, np.integer)) else string_to_action(cfg, action)
-        if not 0 <= a < NUM_ACTIONS or not legal_mask(state, k)[0, a]:
-            phase = PHASE_NAMES[state.seat_phase[0, k]]
-            raise ValueError(f"committed: {action!r} is not legal for {name} in phase {phase!r}")
+        k, path = seats.index(name), f"hidden.committed.{name}"
+        if isinstance(action, str):
+            try:
+                a = string_to_action(cfg, action)
+            except ValueError as error:
+                read.fail(path, str(error))
+        else:
+            a = read.integer(action, path, 0, NUM_ACTIONS - 1)
+        if not legal_mask(state, k)[0, a]:
+            read.fail(path, f"{action!r} is not legal for {name} in phase {PHASE_NAMES[state.seat_phase[0, k]]!r}")
         state.committed[0, k] = a
     chosen = sorted(seats.index(name) for name in committed)
     if chosen != list(range(len(chosen))) or len(chosen) == p:
-        raise ValueError(
-            f"committed: seats choose in seat order and the last choice resolves the tick, so the seats "
-            f"that have chosen are player_0 .. player_k with k < {p - 1}; got {sorted(committed)}"
+        read.fail(
+            "hidden.committed",
+            f"seats choose in seat order and the last choice resolves the tick, so the seats "
+            f"that have chosen are player_0 .. player_k with k < {p - 1}; got {sorted(committed)}",
         )
-    to_move = seat_of(d.get("to_move", seats[len(chosen)]), "to_move")
+    to_move = read.seat(d.get("to_move", seats[len(chosen)]), "to_move", p)
     if to_move != len(chosen):
-        raise ValueError(f"to_move must be {seats[len(chosen)]}, the first seat that has not chosen this tick")
+        read.fail("to_move", f"must be {seats[len(chosen)]}, the first seat that has not chosen this tick")
     state.to_move[0] = to_move
-    state.done[0] = d.get("done", False)
-    state.truncated[0] = d.get("truncated", False)
-    state.step_count[0] = d.get("step_count", 0)
+    state.done[0], state.truncated[0], state.step_count[0] = header["done"], header["truncated"], header["step_count"]
     state.phase[0] = OVER if state.done[0] else state.seat_phase[0, to_move]
-    problems = invariants(state)
-    if problems:
-        raise ValueError("description is not a consistent Quickity Pickity position: " + "; ".join(problems))
-    return state
+    if "phase" in d and read.choice(d["phase"], "phase", PHASE_NAMES) != state.phase[0]:
+        read.fail(
+            "phase",
+            f"must be {PHASE_NAMES[state.phase[0]]!r}: "
+            + ("the game is done" if state.done[0] else f"the phase of {seats[to_move]}, the seat to move"),
+        )
+    return validate.finish(read, state)
 
 
 def _short(kind: int) -> str:
@@ -1467,6 +1475,38 @@ def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
             s.committed[other, k] = pick[other]
     s.keys, _ = rng.split(keys)
     return s
+
+
+def field_bounds(config: Config) -> dict[str, tuple]:
+    """Inclusive value bounds of the game's fields, checked on every loaded state before the invariants."""
+    t, f, p = num_slots(config), fruit_count(config), config.num_players
+    copies = np.full(C.N_KINDS, C.COPIES, dtype=np.int64)
+    copies[C.MONKEY] = C.N_MONKEYS
+    return {
+        "phase": (0, OVER),
+        "seat_phase": (0, OVER),
+        "round_index": (0, max_rounds(config)),
+        "starter": (0, p - 1),
+        "in_play": (0, copies),
+        "kind_start": (0, t),
+        "layout": (0, C.N_KINDS - 1),
+        "location": (0, SET_BASE + p * S - 1),
+        "up_count": (0, copies),
+        "taken": (0, copies),
+        "kind_slots": (0, t - 1),
+        "held": (NO_SLOT, t - 1),
+        "num_sets": (0, f),
+        "set_size": (0, f),
+        "set_bits": (0, int(np.bitwise_or.reduce(C.KIND_BITS.astype(np.int64)))),
+        "set_bonus": (0, f),
+        "seen_most": (0, C.COPIES),
+        "seen_once": (0, max_rounds(config)),
+        "committed": (NO_ACTION, NUM_ACTIONS - 1),
+        "deck": (0, C.N_CARDS - 1),
+        "deck_pos": (0, deck_length(config)),
+        "card": (0, C.N_CARDS - 1),
+        "cards_won": (0, deck_length(config)),
+    }
 
 
 def invariants(state: State) -> list[str]:
