@@ -124,7 +124,12 @@ class JuicyFruitsGreedy:
     def _runs(free: np.ndarray) -> np.ndarray:
         """`(B, 25, 4)` free cells in a straight line from each cell in each direction."""
         pad = np.concatenate([free, np.zeros((len(free), 1), dtype=bool)], axis=1)
-        return np.logical_and.accumulate(pad[:, G.RAYS], axis=3).sum(axis=3)
+        run = pad[:, G.RAYS[:, :, 0]]  # still free after k steps (a running AND; accumulate is ~5x slower)
+        total = run.astype(np.int8)
+        for k in range(1, G.RAYS.shape[2]):
+            run = run & pad[:, G.RAYS[:, :, k]]
+            total += run
+        return total
 
     def _cart_value(self, v: dict, colour: np.ndarray, spaces: np.ndarray) -> np.ndarray:
         """Points an ice cream cart of `colour (B, K)` could produce over `spaces (B, K)` with today's fruit."""
