@@ -44,6 +44,12 @@ def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
     )
 
 
+def _needs_state(policy) -> bool:
+    """An agent such as search also takes the true state of its games, `act(..., state=, seats=)`,
+    to re-sample what its seat cannot know (see `fruit_envs.agents.base.state_kwargs`)."""
+    return bool(getattr(policy, "needs_state", False))
+
+
 class _CallablePolicy:
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -190,7 +196,8 @@ class LearnerBatch:
             for k, policy in enumerate(self.opponents):
                 sel = np.flatnonzero(need & (who == k))
                 if len(sel):
-                    chosen = np.asarray(policy.act(obs[sel], masks[sel], self._rng), dtype=np.int64)
+                    extra = {"state": self.state.take(sel), "seats": movers[sel]} if _needs_state(policy) else {}
+                    chosen = np.asarray(policy.act(obs[sel], masks[sel], self._rng, **extra), dtype=np.int64)
                     bad = ~masks[sel, chosen]
                     if bad.any():
                         i = np.flatnonzero(bad)[0]
