@@ -151,6 +151,11 @@ class JuicyFruitsGreedy:
     # -- decisions --------------------------------------------------------------------------------
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
         mask = np.asarray(mask, dtype=bool)
         v = self._read(np.asarray(obs, dtype=np.float32))
         b = len(obs)
@@ -218,7 +223,7 @@ class JuicyFruitsGreedy:
             factory = v["phase"] == R.FACTORY
             if factory.any():
                 self._factory_scores(obs, v, weights, charge, scores, factory)
-        return argmax_legal(scores, mask, rng)
+        return scores
 
     def _factory_scores(self, obs, v, weights, charge, scores, factory) -> None:
         lay = self.layout
