@@ -1,6 +1,7 @@
 """Search: for each decision, try every legal action with batched rollouts from sampled positions.
 
-`make_agent("search", game, config)` or with options, `"search:rollouts=128,depth=16,policy=greedy"`.
+`make_agent("search", game, config)` or with options, `"search:rollouts=128,depth=16,policy=greedy"`
+(`search:depth=end,policy=random`, `search:width=6,gate=1`, ...).
 For each game of the batch where it decides, the agent
 
 1. samples positions its seat cannot tell apart from the true one: the game's `redeal_hidden` (the
@@ -13,9 +14,12 @@ For each game of the batch where it decides, the agent
 3. scores each rollout for its seat: the outcome (+1 win, -1 loss, 0 full draw) where the game ended,
    otherwise the squashed lead of its progress score over the best other seat (`tanh(lead / scale)`,
    the progress score and scale per game in `LEAF`); one player: its progress score / scale;
-4. shares `rollouts` per game between the legal actions by sequential halving (Karnin et al. 2013:
-   rounds that each spend an equal part of the budget on the surviving actions and keep the better
-   half; `select=uniform` splits it evenly in one round) and plays the best mean.
+4. shares `rollouts` per game between the candidate actions by sequential halving (Karnin et al.
+   2013: rounds that each spend an equal part of the budget on the surviving actions and keep the
+   better half; `select=uniform` splits it evenly in one round) and plays the best mean. With `gate`,
+   the greedy playout's own choice (never eliminated) is kept unless the best action's mean gain
+   over it, paired rollout by rollout, is more than `gate` standard errors above zero: where rollouts
+   are noisy (Quickity Pickity's random flips) search then deviates from greedy only on evidence.
 
 Rollouts of every game of a decision are stepped together through the batched rules: a loop over
 halving rounds and rollout steps, never over games. A decision with a single legal action costs
@@ -31,7 +35,9 @@ on 2 cores; measured figures in the README):
 * `policy`: `greedy` or `random`, the playout policy of every seat;
 * `select`: `halving` (sequential halving) or `uniform`;
 * `determinizations`: sampled positions per game and round (0: one per rollout of an action; fewer
-  are reused in turn). Every candidate action is played in the same positions (common random numbers).
+  are reused in turn). Every candidate action is played in the same positions (common random numbers);
+* `width`: search only the greedy playout's best `width` legal actions by its own scores (0: all);
+* `gate`: standard errors by which the best action must beat greedy's own choice (0: off).
 
 The agent needs the true state of the games it decides (`needs_state = True`): callers pass
 `act(obs, mask, rng, state=..., seats=...)`.
@@ -60,23 +66,26 @@ class SearchOptions:
     policy: str = "greedy"
     select: str = "halving"
     determinizations: int = 0
+    width: int = 0  # candidates: the playout policy's best `width` legal actions (0: every legal action)
+    gate: float = 0.0  # keep the playout policy's own choice unless the best beats it by `gate` standard errors
 
     def label(self) -> str:
         depth = "end" if self.depth is None else self.depth
         return (
             f"search:rollouts={self.rollouts},depth={depth},policy={self.policy},select={self.select},"
-            f"determinizations={self.determinizations}"
+            f"determinizations={self.determinizations},width={self.width},gate={self.gate:g}"
         )
 
 
 POLICIES = ("greedy", "random")
 SELECTS = ("halving", "uniform")
 
-# default budget per game: about a second per decision for 64 games on 2 cores (README)
+# default budget per game: about a second of CPU per decision for 64 games (README: measured figures)
 DEFAULTS: dict[str, SearchOptions] = {
-    "cherry_picking": SearchOptions(rollouts=64, depth=16),
-    "fruit_picking": SearchOptions(rollouts=64, depth=16),
-    "quickity_pickity": SearchOptions(rollouts=64, depth=16),
+    "cherry_picking": SearchOptions(rollouts=32, depth=12),
+    "fruit_picking": SearchOptions(rollouts=32, depth=12),
+    # many candidate takes and noisy flips: greedy's best 6 only, and its own choice unless clearly beaten
+    "quickity_pickity": SearchOptions(rollouts=64, depth=16, width=6, gate=1.0),
     "juicy_fruits": SearchOptions(rollouts=32, depth=8),
     "juicy_fruits_solo": SearchOptions(rollouts=32, depth=8),
 }
@@ -112,6 +121,14 @@ def _option_value(key: str, value: str):
         return value
     if key == "depth" and value == "end":
         return None
+    if key == "gate":
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not number >= 0 or number == float("inf"):
+            raise ValueError(f"search option gate={value!r}: a number >= 0 (standard errors; 0 turns the gate off)")
+        return number
     low = 1 if key == "rollouts" else 0
     try:
         number = int(value)
@@ -268,28 +285,55 @@ class SearchAgent:
             raise ValueError("every row of the mask needs at least one legal action")
         actions = argmax_legal(np.zeros(mask.shape), mask, rng)
         self.last_values = np.full(mask.shape, np.nan)
+        mask, anchor = self._candidates(obs, mask)
+        actions = np.where(mask.sum(axis=1) == 1, np.argmax(mask, axis=1), actions)
         choose = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(choose):
             actions[choose], self.last_values[choose] = self._search(
-                state.take(choose), seats[choose], mask[choose], rng
+                state.take(choose), seats[choose], mask[choose], anchor[choose], rng
             )
         return actions
 
     # -- search ----------------------------------------------------------------------------------
 
-    def _search(self, state, seats: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
-        """Sequential halving (or one uniform round) over the legal actions of every game at once;
-        returns the chosen actions `(G,)` and the mean value of every action tried `(G, A)`, NaN untried."""
+    def _candidates(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions worth searching and the playout policy's own choice (`(B,)`, -1 none).
+
+        With a greedy playout its scores of the seat's observation rank the legal actions (ties to the
+        lower action): `width` keeps the best `width` of them, and the best is the anchor that `gate`
+        compares the search's pick against."""
+        opts = self.options
+        anchor = np.full(len(mask), -1, dtype=np.int64)
+        if self.playout is None or not (opts.width or opts.gate):
+            return mask, anchor
+        prefs = np.where(mask, np.asarray(self.playout.scores(obs, mask), dtype=np.float64), -np.inf)
+        order = np.argsort(-prefs, axis=1, kind="stable")
+        if opts.gate:
+            anchor = order[:, 0].astype(np.int64)
+        if not opts.width:
+            return mask, anchor
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(mask.shape[1])[None, :], axis=1)
+        return mask & (rank < opts.width), anchor
+
+    def _search(self, state, seats: np.ndarray, mask: np.ndarray, anchor: np.ndarray, rng: np.random.Generator):
+        """Sequential halving (or one uniform round) over the candidate actions of every game at once;
+        returns the chosen actions `(G,)` and the mean value of every action tried `(G, A)`, NaN untried.
+
+        Every action alive in a round is played in the same sampled positions, so its values pair with
+        the anchor's (never eliminated): with `gate`, the best action replaces the anchor only when its
+        mean paired gain is more than `gate` standard errors above zero."""
         opts = self.options
         g_count, a_count = mask.shape
-        legal = mask.sum(axis=1)
         if opts.select == "halving":
-            rounds = np.ceil(np.log2(legal)).astype(np.int64)
+            rounds = np.ceil(np.log2(mask.sum(axis=1))).astype(np.int64)
         else:
             rounds = np.ones(g_count, dtype=np.int64)
+        has_anchor = anchor >= 0
+        is_anchor = has_anchor[:, None] & (np.arange(a_count)[None, :] == anchor[:, None])
         alive = mask.copy()
-        total = np.zeros(mask.shape)
-        visits = np.zeros(mask.shape)
+        total, visits = np.zeros(mask.shape), np.zeros(mask.shape)
+        gain, gain_sq = np.zeros(mask.shape), np.zeros(mask.shape)  # paired differences to the anchor
         for r in range(int(rounds.max())):
             games = np.flatnonzero(rounds > r)
             surviving = alive[games].sum(axis=1)
@@ -301,24 +345,44 @@ class SearchAgent:
             det = resample(self.rules, state.take(det_game), seats[det_game], _random_keys(rng, len(det_game)))
             pair_i, pair_action = np.nonzero(alive[games])  # pair_i indexes `games`
             count = per_action[pair_i]
+            pair_start = np.cumsum(count) - count
             row_i = np.repeat(pair_i, count)
             row_action = np.repeat(pair_action, count)
-            within = np.arange(len(row_i)) - np.repeat(np.cumsum(count) - count, count)
+            within = np.arange(len(row_i)) - np.repeat(pair_start, count)
             row_det = det_start[row_i] + within % samples[row_i]
             values = self._rollouts(det, row_det, row_action, seats[det_game[row_det]], rng)
-            np.add.at(total, (games[row_i], row_action), values)
-            np.add.at(visits, (games[row_i], row_action), 1.0)
+            cells = (games[row_i], row_action)
+            np.add.at(total, cells, values)
+            np.add.at(visits, cells, 1.0)
+            anchor_pair = np.zeros(len(games), dtype=np.int64)
+            anchored = is_anchor[games[pair_i], pair_action]
+            anchor_pair[pair_i[anchored]] = np.flatnonzero(anchored)
+            paired = has_anchor[games[row_i]]
+            diff = values - values[pair_start[anchor_pair[row_i]] + within]
+            np.add.at(gain, (cells[0][paired], cells[1][paired]), diff[paired])
+            np.add.at(gain_sq, (cells[0][paired], cells[1][paired]), diff[paired] ** 2)
+            if r + 1 == rounds.max():
+                break
+            # keep the better half (rounded up) of each game still halving, and its anchor
             mean = np.where(alive, total / np.maximum(visits, 1.0), -np.inf)
-            # keep the better half (rounded up) of each game still halving
             keep = np.ceil(surviving / 2).astype(np.int64)
             order = np.argsort(-(mean[games] + rng.random((len(games), a_count)) * 1e-9), axis=1, kind="stable")
             rank = np.empty_like(order)
             np.put_along_axis(rank, order, np.arange(a_count)[None, :], axis=1)
-            if r + 1 < rounds.max():
-                halving = rounds[games] > r + 1
-                alive[games[halving]] &= rank[halving] < keep[halving, None]
+            halving = rounds[games] > r + 1
+            sub = games[halving]
+            alive[sub] &= (rank[halving] < keep[halving, None]) | is_anchor[sub]
+        tried = alive & (visits > 0)
         mean = np.where(visits > 0, total / np.maximum(visits, 1.0), np.nan)
-        return argmax_legal(np.nan_to_num(mean, nan=-np.inf), alive & (visits > 0), rng), mean
+        best = argmax_legal(np.nan_to_num(mean, nan=-np.inf), tried, rng)
+        if opts.gate and has_anchor.any():
+            rows = np.arange(g_count)
+            n = visits[rows, best]
+            avg = gain[rows, best] / np.maximum(n, 1.0)
+            var = np.maximum(gain_sq[rows, best] - n * avg * avg, 0.0) / np.maximum(n - 1.0, 1.0)
+            confident = (n >= 2) & (avg > opts.gate * np.sqrt(var / np.maximum(n, 1.0)))
+            best = np.where(has_anchor & ~confident, anchor, best)
+        return best, mean
 
     def _rollouts(self, det, row_det: np.ndarray, row_action: np.ndarray, row_seat: np.ndarray, rng) -> np.ndarray:
         """`(R,)` values for `row_seat` of playing `row_action` in sampled position `row_det`, in chunks."""

@@ -65,8 +65,9 @@ def decide(agent, state, seed: int = 0) -> np.ndarray:
 
 
 def test_options_are_read_from_the_agent_name():
-    options = parse_options("rollouts=128, depth=end,policy=random,select=uniform,determinizations=4", "cherry_picking")
-    assert options == SearchOptions(rollouts=128, depth=None, policy="random", select="uniform", determinizations=4)
+    text = "rollouts=128, depth=end,policy=random,select=uniform,determinizations=4,width=5,gate=1.5"
+    options = parse_options(text, "cherry_picking")
+    assert options == SearchOptions(128, None, "random", "uniform", determinizations=4, width=5, gate=1.5)
     assert parse_options("", "juicy_fruits") == DEFAULTS["juicy_fruits"]
     assert parse_options("depth=0", "fruit_picking").depth == 0
     spec = get_spec("cherry_picking")
@@ -74,7 +75,7 @@ def test_options_are_read_from_the_agent_name():
     assert make_agent("search", spec, config).name == "search"
     labelled = make_agent("search:rollouts=16,policy=random", spec, config)
     assert isinstance(labelled, SearchAgent) and labelled.options.rollouts == 16
-    assert labelled.name == "search:rollouts=16,depth=16,policy=random,select=halving,determinizations=0"
+    assert labelled.name == "search:rollouts=16,depth=12,policy=random,select=halving,determinizations=0,width=0,gate=0"
     assert split_agent_list("greedy, search:rollouts=32,depth=8,random") == [
         "greedy",
         "search:rollouts=32,depth=8",
@@ -89,7 +90,9 @@ def test_options_are_read_from_the_agent_name():
         ("depth=deep", r"depth='deep': an integer >= 0 or 'end'"),
         ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\]"),
         ("select=best", r"select='best': choose one of \['halving', 'uniform'\]"),
-        ("budget=5", r"key one of \['rollouts', 'depth', 'policy', 'select', 'determinizations'\]"),
+        ("gate=-1", r"gate='-1': a number >= 0"),
+        ("width=2.5", r"width='2.5': an integer >= 0"),
+        ("budget=5", r"key one of \['rollouts', 'depth', 'policy', 'select', 'determinizations', 'width', 'gate'\]"),
         ("rollouts", r"write key=value"),
         ("depth=4,depth=5", r"'depth' given twice"),
     ],
@@ -298,3 +301,26 @@ def test_play_games_with_search_in_both_seats_is_reproducible():
     first = play_games(spec, config, [agent], seating, seed=5, record=True)
     again = play_games(spec, config, [agent], seating, seed=5, record=True)
     assert all(np.array_equal(a, b) for a, b in zip(first.actions, again.actions, strict=True))
+
+
+@pytest.mark.parametrize("game", ["quickity_pickity", "juicy_fruits"])
+def test_width_and_gate_keep_to_greedys_choices(game):
+    """`width=k` searches only the greedy playout's best k legal actions by its own scores; an
+    unreachable `gate` keeps greedy's own choice every time."""
+    spec = get_spec(game)
+    rules = spec.rules
+    greedy = make_agent("greedy", spec)
+    narrow, gated = make_agent("search:rollouts=8,depth=4,width=2", spec), make_agent(f"{TINY},gate=1000", spec)
+    for state in positions(game, 2, limit=4):
+        seats = state.to_move.astype(np.int64)
+        obs, mask = rules.observe(state, seats), rules.legal_mask(state)
+        prefs = np.where(mask, greedy.scores(obs, mask), -np.inf)
+        top = np.argsort(-prefs, axis=1, kind="stable")
+        decide(narrow, state)
+        tried = ~np.isnan(narrow.last_values)
+        best_two = np.zeros(mask.shape, dtype=bool)
+        np.put_along_axis(best_two, top[:, :2], True, axis=1)
+        assert not (tried & ~best_two).any()
+        several = (mask.sum(axis=1) > 1) & (tried.sum(axis=1) > 0)
+        assert (tried.sum(axis=1)[several] == 2).all()
+        assert np.array_equal(decide(gated, state)[mask.sum(axis=1) > 1], top[mask.sum(axis=1) > 1, 0])
