@@ -324,3 +324,14 @@ def test_width_and_gate_keep_to_greedys_choices(game):
         several = (mask.sum(axis=1) > 1) & (tried.sum(axis=1) > 0)
         assert (tried.sum(axis=1)[several] == 2).all()
         assert np.array_equal(decide(gated, state)[mask.sum(axis=1) > 1], top[mask.sum(axis=1) > 1, 0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [g for g in game_ids() if 2 in get_spec(g).player_counts])
+def test_search_at_its_default_budget_beats_greedy(game):
+    """Issue 18: search beats greedy in every 2-player game (the full 400-game measurement is
+    `python -m fruit_envs.benchmarks.search_strength`; this is a shorter run of it)."""
+    spec = get_spec(game)
+    config = spec.make_config(2)
+    result = evaluate(spec, config, make_agent("search", spec, config), make_agent("greedy", spec, config), 120)
+    assert result["win_rate_low"] > 0.5, result
