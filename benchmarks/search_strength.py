@@ -10,7 +10,7 @@ to compare), measured on positions of 64 greedy-against-greedy games (every `--t
 while at least 48 games are live, scaled to 64 games); then `--num-games` games against greedy, the
 agent's seat rotating game by game (arena.evaluate: one batch, a fixed seeded list of games), with
 wins, draws, losses and the 95% Wilson interval of the win rate. Writes one JSON file per game and
-agent to `benchmarks/results/search/` (`--out` elsewhere) and prints a markdown table.
+agent to `results/search/` under the current directory (`--out` elsewhere) and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from pathlib import Path
 import numpy as np
 
 import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs._cli import prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec, registered_games
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results" / "search"
+RESULTS = Path("results", "search")
 
 
 def time_per_decision(game: str, agent_name: str, batch: int = 64, every: int = 10, seed: int = 0) -> dict:
@@ -96,7 +96,11 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.search_strength"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     two_player = [spec.id for spec in registered_games() if 2 in spec.player_counts]
     parser.add_argument("--games", nargs="+", default=two_player, help="game ids (default: every 2-player game)")
     parser.add_argument("--agent", default="search", help="the agent measured (default: search at its default budget)")
@@ -105,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing-every", type=int, default=10, help="time every k-th decision of the 64 games")
     parser.add_argument("--timing-only", action="store_true", help="measure time per decision only")
     parser.add_argument("--strength-only", action="store_true", help="measure the win rate only")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the JSON results")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results folder (default: ./results/search)")
     args = parser.parse_args(argv)
     try:
         for game in args.games:

@@ -7,9 +7,9 @@ Every seating is played (every ordered choice of agents for the seats, each agen
 same fixed seed list for each seating, all games of the tournament stepped together through the
 batched rules. Results: a pairwise win/draw/loss matrix with 95% Wilson intervals (in a game, A beats
 B when A is among the winners and B is not), ratings (Bradley-Terry on the Elo scale for 2 players,
-OpenSkill Plackett-Luce for more), written as JSON, CSV, markdown and a heatmap to
-`benchmarks/results/tournament/<game>_<n>p_<timestamp>/`. `--record FILE` also appends every game to a
-JSON-lines file of game records (`python -m fruit_envs.replay FILE` replays them).
+OpenSkill Plackett-Luce for more), written as JSON, CSV, markdown and a heatmap to `--out`, by default
+`results/tournament/<game>_<n>p_<timestamp>/` under the current directory. `--record FILE` also appends
+every game to a JSON-lines file of game records (`python -m fruit_envs.replay FILE` replays them).
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from fruit_envs._cli import prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def seatings(num_agents: int, num_players: int) -> np.ndarray:
@@ -265,7 +264,11 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.tournament"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", required=True, help="registered game id")
     parser.add_argument(
         "--agents",
@@ -278,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100, help="games per seating")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
     parser.add_argument(
-        "--out", type=Path, default=None, help="results folder (default: benchmarks/results/tournament/...)"
+        "--out", type=Path, default=None, help="results folder (default: ./results/tournament/<game>_<n>p_<time>/)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -291,10 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spec = get_spec(args.game)
         players = args.num_players or spec.default_num_players
-        out = (
-            args.out
-            or ROOT / "benchmarks" / "results" / "tournament" / f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}"
-        )
+        out = args.out or Path("results", "tournament", f"{spec.id}_{players}p_{time.strftime('%Y%m%d-%H%M%S')}")
         summary = run(
             args.game,
             args.agents,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs._cli import prog
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core.spec import get_spec
@@ -89,7 +90,7 @@ def frames(replay: frecord.Replay, seat: int | None, every: int = 1, limit: int 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = argparse.ArgumentParser(
-        prog="python -m fruit_envs.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog("fruit_envs.replay"), description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("file", type=Path, help="JSON-lines file of game records")
     parser.add_argument("--index", type=int, default=None, help="only the game at this index (0 = first line)")

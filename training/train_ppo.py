@@ -23,7 +23,6 @@ import json
 import os
 import platform
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -32,7 +31,8 @@ from typing import Literal
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from fruit_envs._checkout import provenance
+from fruit_envs._cli import prog
 
 
 @dataclass
@@ -270,17 +270,6 @@ def versions() -> dict:
     }
 
 
-def git_commit() -> dict:
-    def run(*cmd):
-        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() if out.returncode == 0 else None
-
-    try:
-        return {"commit": run("git", "rev-parse", "HEAD"), "dirty": bool(run("git", "status", "--porcelain"))}
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
-
-
 def args_to_json(args: Args) -> dict:
     d = asdict(args)
     for key, value in d.items():
@@ -491,7 +480,7 @@ def train(args: Args) -> dict:
             "game_version": spec.version,
             "config": config.to_dict(),
             "versions": versions(),
-            "git": git_commit(),
+            **provenance(),  # the git commit, from a checkout only
             "started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": sys.argv,
             "resumes": [],
@@ -536,7 +525,7 @@ def train(args: Args) -> dict:
                 "at": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "from_timesteps": resumed_from,
                 "total_timesteps": args.total_timesteps,
-                "git": git_commit(),
+                **provenance(),  # the git commit, from a checkout only
             }
         )
         atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
@@ -732,7 +721,7 @@ def print_summary(summary: dict) -> None:
 def parse_args(argv: list[str] | None = None) -> Args:
     import tyro
 
-    return tyro.cli(Args, args=argv, description=__doc__)
+    return tyro.cli(Args, args=argv, prog=prog("fruit_envs.training.train_ppo"), description=__doc__)
 
 
 def main(argv: list[str] | None = None) -> int:

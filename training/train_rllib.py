@@ -33,11 +33,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from fruit_envs._checkout import provenance
+from fruit_envs._cli import prog
 from fruit_envs.training.train_ppo import (
     CsvLog,
     Interrupted,
     atomic_write_text,
-    git_commit,
     parse_options,
     plot_learning_curve,
 )
@@ -419,7 +420,7 @@ def train(args: Args) -> dict:
                 "game_version": spec.version,
                 "config": config.to_dict(),
                 "versions": versions(),
-                "git": git_commit(),
+                **provenance(),  # the git commit, from a checkout only
                 "ray_cluster": cluster,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "command": sys.argv,
@@ -442,7 +443,7 @@ def train(args: Args) -> dict:
                     "at": time.strftime("%Y-%m-%d %H:%M:%S"),
                     "from_timesteps": resumed_from,
                     "total_timesteps": args.total_timesteps,
-                    "git": git_commit(),
+                    **provenance(),  # the git commit, from a checkout only
                     "ray_cluster": cluster,
                 }
             )
@@ -588,7 +589,7 @@ def print_summary(summary: dict) -> None:
 def parse_args(argv: list[str] | None = None) -> Args:
     import tyro
 
-    return tyro.cli(Args, args=argv, description=__doc__)
+    return tyro.cli(Args, args=argv, prog=prog("fruit_envs.training.train_rllib"), description=__doc__)
 
 
 def main(argv: list[str] | None = None) -> int:
