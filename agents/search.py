@@ -168,9 +168,14 @@ def _quickity_pickity_progress(state) -> np.ndarray:
 
     card = state.card.astype(np.int64)
     stage = np.minimum(state.up_count[:, C.MONKEY], 2).astype(np.int64)
-    worth = _qp_greedy(state.config)._set_worth(card, stage, state.set_size.astype(np.int64), state.set_bits)
-    bonus = C.CARD_BONUS[card][:, None] * state.set_bonus.sum(axis=2, dtype=np.int64)
-    return state.cards_won + (worth.sum(axis=2) + bonus) / 15.0
+    size = state.set_size.astype(np.int64)
+    worth = _qp_greedy(state.config)._set_worth(card, stage, size, state.set_bits.astype(np.int64))
+    worth = worth + C.CARD_BONUS[card][:, None] * state.set_bonus  # (n, F): one row per set, zone by zone
+    ends = np.cumsum(state.num_sets.astype(np.int64), axis=1)
+    running = np.zeros((len(worth), worth.shape[1] + 1))
+    np.cumsum(worth, axis=1, out=running[:, 1:])
+    zones = np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - state.num_sets, axis=1)
+    return state.cards_won + zones / 15.0
 
 
 @cache
@@ -216,10 +221,56 @@ LEAF: dict[str, Leaf] = {
 # ----------------------------------------------------------------------------------------------
 
 
+def _sort_within(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """`values` `(n, W)` with the entries at `where` sorted ascending among those same places (in place
+    order); every other entry stays."""
+    ordered = np.sort(np.where(where, values, np.iinfo(values.dtype).max), axis=1)  # chosen values first
+    places = np.argsort(~where, axis=1, kind="stable")  # chosen places first, in order
+    g, j = np.nonzero(np.arange(values.shape[1])[None, :] < where.sum(axis=1)[:, None])
+    out = values.copy()
+    out[g, places[g, j]] = ordered[g, j]
+    return out
+
+
+def _fruit_picking_canonical(state, seats: np.ndarray):
+    """The stack cards and pending-draw cards unknown to the seat, put in card order in their places."""
+    s = state.copy()
+    cards = np.concatenate([s.stack, s.drawn], axis=1)
+    knowers = np.concatenate([s.stack_knowers, s.drawn_knowers], axis=1).astype(np.int64)
+    unknown = (cards >= 0) & (((knowers >> seats[:, None]) & 1) == 0)
+    cards = _sort_within(cards, unknown)
+    s.stack, s.drawn = cards[:, : s.stack.shape[1]].copy(), cards[:, s.stack.shape[1] :].copy()
+    return s
+
+
+def _quickity_pickity_canonical(state, seats: np.ndarray):
+    """The pile's cards nobody has seen, put in card order within each shuffle of 16."""
+    from fruit_envs.games.quickity_pickity import components as C
+
+    s = state.copy()
+    for start in range(0, s.deck.shape[1], C.N_CARDS):
+        block = slice(start, start + C.N_CARDS)
+        s.deck[:, block] = _sort_within(s.deck[:, block], ~s.shown[:, block])
+    return s
+
+
+# Games whose `redeal_hidden` draws from the right distribution but reads the true order of the hidden
+# cards (it permutes them where they lie): putting those cards in a fixed order first makes the sample a
+# function of what the seat knows and of the keys alone, so the search's decisions are too.
+CANONICAL: dict[str, Callable] = {
+    "fruit_picking": _fruit_picking_canonical,
+    "quickity_pickity": _quickity_pickity_canonical,
+}
+
+
 def resample(rules, state, seats: np.ndarray, keys: np.ndarray):
-    """`rules.redeal_hidden` for one seat per game: called once per distinct seat (a handful), so it
-    also works where a game's `redeal_hidden` takes a single seat."""
+    """A state drawn from each game's information state for its seat: `rules.redeal_hidden`, after
+    `CANONICAL` for games that need it. Called once per distinct seat (a handful), so it also works where
+    a game's `redeal_hidden` takes a single seat."""
     seats = np.asarray(seats, dtype=np.int64)
+    canonical = CANONICAL.get(state.GAME)
+    if canonical is not None:
+        state = canonical(state, seats)
     out = None
     for seat in np.unique(seats):
         rows = np.flatnonzero(seats == seat)
@@ -439,4 +490,4 @@ def make_search(spec: GameSpec, config: Config, text: str = "") -> SearchAgent:
     return SearchAgent(spec, config, parse_options(text, spec.id))
 
 
-__all__ = ["DEFAULTS", "LEAF", "SearchAgent", "SearchOptions", "make_search", "parse_options", "resample"]
+__all__ = ["CANONICAL", "DEFAULTS", "LEAF", "SearchAgent", "SearchOptions", "make_search", "parse_options", "resample"]

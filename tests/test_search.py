@@ -12,30 +12,12 @@ from conftest import game_ids, game_player_params
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs.agents import make_agent, split_agent_list
 from fruit_envs.agents.arena import evaluate, play_games
-from fruit_envs.agents.search import DEFAULTS, SearchAgent, SearchOptions, parse_options, resample
+from fruit_envs.agents.search import CANONICAL, DEFAULTS, SearchAgent, SearchOptions, parse_options, resample
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
 
 TINY = "search:rollouts=8,depth=4"  # cheap enough for every test in the default suite
 CHEAPEST = "search:rollouts=2,depth=1"  # for whole games played through the callers
-HIDDEN_GAMES = [g for g in game_ids() if get_spec(g).hidden_information]
-# Games whose `redeal_hidden` still depends on how the true hidden cards lie, not only on what the seat
-# knows (loops written as test utilities; their batched rewrites are under way on other branches). For
-# them the search's samples, and so its decisions, change when the true hidden cards are re-dealt: the
-# fairness tests below fail, as they should, until `redeal_hidden` is a function of the information
-# state and the keys. Empty this set when those rewrites land (strict: a pass is reported as a failure).
-NOT_YET_CANONICAL = {"fruit_picking", "quickity_pickity"}
-
-
-def _fair(game: str):
-    if game in NOT_YET_CANONICAL:
-        return pytest.param(
-            game,
-            marks=pytest.mark.xfail(
-                strict=True, reason=f"{game}'s redeal_hidden depends on the true hidden arrangement (see the comment)"
-            ),
-        )
-    return game
 
 
 def positions(game: str, players: int, seed: int = 0, games: int = 4, every: int = 11, limit: int = 6):
@@ -193,21 +175,24 @@ def test_sampled_positions_look_the_same_to_the_deciding_seat(game):
             assert not np.isin(sampled.keys, state.keys).any(), "future chance must not be the true one"
 
 
-@pytest.mark.parametrize("game", [_fair(g) for g in game_ids()])
-def test_redeal_hidden_depends_only_on_what_the_seat_knows(game):
-    """`redeal_hidden` resamples from the information state: re-dealing the true state first and then
-    resampling with the same keys gives the same state."""
+@pytest.mark.parametrize("game", game_ids())
+def test_resampling_depends_only_on_what_the_seat_knows(game):
+    """The search's sampler resamples from the information state: re-dealing the true state first and
+    then resampling with the same keys gives the same state (every seat, to move or not)."""
     spec = get_spec(game)
     rules = spec.rules
     for players in spec.official_player_counts[:2]:
         for n, state in enumerate(positions(game, players, seed=2)):
             for seat in range(players):
+                seats = np.full(state.batch_size, seat)
                 keys = frng.keys_from_seed(7 * n + seat, state.batch_size)
                 other = rules.redeal_hidden(state, seat, frng.keys_from_seed(999 + n, state.batch_size))
-                assert rules.redeal_hidden(other, seat, keys).equals(rules.redeal_hidden(state, seat, keys))
+                assert resample(rules, other, seats, keys).equals(resample(rules, state, seats, keys))
+                if game not in CANONICAL:  # the game's own function is already a function of the information state
+                    assert rules.redeal_hidden(other, seat, keys).equals(rules.redeal_hidden(state, seat, keys))
 
 
-@pytest.mark.parametrize("game", [_fair(g) for g in game_ids()])
+@pytest.mark.parametrize("game", game_ids())
 def test_decisions_do_not_change_when_hidden_information_is_redealt(game):
     """Issue 18: the agent may use the true state only to re-sample what its seat cannot know, so its
     decisions (same rng) are the same whatever the hidden cards, tiles, choices and random key hold."""
@@ -267,7 +252,7 @@ def test_juicy_fruits_resampling_changes_only_the_random_key():
 def test_arena_and_tournament_pass_the_state():
     spec = get_spec("cherry_picking")
     config = spec.make_config(2)
-    result = evaluate(spec, config, make_agent(CHEAPEST, spec, config), make_agent("random", spec, config), 4, seed=1)
+    result = evaluate(spec, config, make_agent(TINY, spec, config), make_agent("random", spec, config), 4, seed=1)
     assert result["games"] == 4 and result["wins"] == 4, "search beats random (a wrong sign in its values would lose)"
     from fruit_envs.benchmarks.tournament import run
 
@@ -275,16 +260,27 @@ def test_arena_and_tournament_pass_the_state():
     assert summary["total_games"] == 2
 
 
-def test_gymnasium_opponent_and_play_pass_the_state():
+def test_gymnasium_and_sb3_opponents_and_play_pass_the_state():
     import gymnasium
 
-    env = gymnasium.make("fruit_envs/QuickityPickity-v0", opponent=CHEAPEST)
+    env = gymnasium.make("fruit_envs/QuickityPickity-v1", opponent=CHEAPEST)
     obs, info = env.reset(seed=0)
     for _ in range(20):
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         if terminated or truncated:
             break
     env.close()
+    pytest.importorskip("stable_baselines3")
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    vec = FruitSB3VecEnv("cherry_picking", num_envs=3, opponent=CHEAPEST)
+    vec.seed(0)
+    vec.reset()
+    for _ in range(12):  # search moves every other decision of every game
+        masks = np.stack(vec.env_method("action_masks"))
+        vec.step_async(np.argmax(masks, axis=1))
+        vec.step_wait()
+    vec.close()
     from fruit_envs import play
 
     out = io.StringIO()
