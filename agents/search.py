@@ -6,8 +6,9 @@ For each game of the batch where it decides, the agent
 
 1. samples positions its seat cannot tell apart from the true one: the game's `redeal_hidden` (the
    "resample from information state" function) re-deals what the seat cannot see and replaces the
-   random key, so neither hidden cards nor future chance are peeked at. The true state is used for
-   nothing else, so the agent's decisions are the same whatever the hidden parts hold;
+   random key, so neither hidden cards nor future chance are peeked at (where a game's function
+   permutes hidden cards where they lie, `CANONICAL` first puts them in a fixed order). The true state
+   is used for nothing else, so the agent's decisions are the same whatever the hidden parts hold;
 2. plays each legal action in those positions and continues with the playout `policy` for every seat
    (`greedy`: the game's greedy agent, making the search a policy-improvement step over greedy, the
    rollout algorithm of Bertsekas; `random`: cheaper) for `depth` decisions or to the end;
