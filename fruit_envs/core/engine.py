@@ -29,7 +29,7 @@ OpponentArg = str | Policy | Callable | Sequence
 
 
 def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
-    """A policy object from a name ("random", "greedy", "ppo:PATH"), an agent, or a callable."""
+    """A policy object from a name ("random", "greedy", "search[:OPTIONS]", "ppo:PATH"), an agent, or a callable."""
     if isinstance(opponent, str):
         from fruit_envs.agents import make_agent  # agents build on fruit_envs; import only when named
 
