@@ -1,8 +1,12 @@
 """Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
 
-`make_agent("random" | "greedy" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)` builds one
-by name (`ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
+`make_agent("random" | "greedy" | "search[:OPTIONS]" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)`
+builds one by name (`search`: rollouts from sampled positions, options like `search:rollouts=128,depth=end`, see
+`agents/search.py`; `ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
 `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
+
+An agent that sets `needs_state = True` (search) also takes the true state of the games it decides:
+`act(obs, mask, rng, state=<those games>, seats=<(B,) seat to move>)`; `state_kwargs` builds those arguments.
 """
 
 from __future__ import annotations
@@ -12,11 +16,25 @@ if __name__ != "fruit_envs.agents":  # one import name per module: this folder i
 
 from pathlib import Path  # noqa: E402
 
-from fruit_envs.agents.base import Agent  # noqa: E402
+from fruit_envs.agents.base import Agent, state_kwargs  # noqa: E402
 from fruit_envs.agents.random import RandomAgent  # noqa: E402
 from fruit_envs.core.spec import Config, GameSpec, get_spec  # noqa: E402
 
-AGENT_NAMES = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
+AGENT_NAMES = ("random", "greedy", "search[:OPTIONS]", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
+
+
+def split_agent_list(text: str) -> list[str]:
+    """Agent names from a comma-separated list, where a `key=value` item continues the options of the
+    agent before it: `"greedy,search:rollouts=32,depth=8"` is `["greedy", "search:rollouts=32,depth=8"]`."""
+    names: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if names and ":" in names[-1] and "=" in item and ":" not in item.split("=", 1)[0]:
+            names[-1] += "," + item
+        else:
+            names.append(item)
+    return names
 
 
 def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
@@ -31,6 +49,10 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from fruit_envs.agents.greedy import make_greedy
 
         return make_greedy(spec, config)
+    if name == "search" or name.startswith("search:"):
+        from fruit_envs.agents.search import make_search
+
+        return make_search(spec, config, name[len("search:") :])
     if name.startswith(("ppo:", "ppo-sample:")):
         kind, _, rest = name.partition(":")
         path = Path(rest)
@@ -49,4 +71,4 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
     raise ValueError(f"unknown agent {name!r}; known agents are {list(AGENT_NAMES)}")
 
 
-__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "make_agent"]
+__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "make_agent", "split_agent_list", "state_kwargs"]

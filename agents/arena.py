@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fruit_envs.agents.base import state_kwargs
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import Config, GameSpec, game_winners, get_spec, outcome_codes
@@ -80,8 +81,9 @@ def play_games(
         for k, agent in enumerate(agents):
             games = np.flatnonzero(~state.done & (who == k))
             if len(games):
-                obs = rules.observe(state.take(games), mover[games])
-                actions[games] = agent.act(obs, mask[games], gen)
+                sub = state.take(games)
+                obs = rules.observe(sub, mover[games])
+                actions[games] = agent.act(obs, mask[games], gen, **state_kwargs(agent, sub, mover[games]))
         live = np.flatnonzero(~state.done)
         if not mask[live, actions[live]].all():
             bad = live[~mask[live, actions[live]]][0]

@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         "--agents",
         nargs="+",
         required=True,
-        help="random, greedy, ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, "
+        help="random, greedy, search[:OPTIONS], ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, "
         "optionally labelled LABEL=AGENT (at least two)",
     )
     parser.add_argument(

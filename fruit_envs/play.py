@@ -3,6 +3,7 @@
     python -m fruit_envs.play --game cherry_picking --opponents greedy
     python -m fruit_envs.play --game cherry_picking --opponents greedy,ppo:runs/<run>/model.zip --seat 2
     python -m fruit_envs.play --game fruit_picking --opponents random,greedy --option market_operation=True
+    python -m fruit_envs.play --game quickity_pickity --opponents search:rollouts=32,depth=8
     python -m fruit_envs.play --game juicy_fruits_solo   # a one-player game: you play alone
 
 You see the table as your seat sees it (other hands, face-down cards and the order of the stack stay
@@ -183,7 +184,9 @@ class Session:
         hidden = self.is_hidden()
         obs = self.rules.observe(self.state, mover)
         mask = self.rules.legal_mask(self.state, mover)
-        action = int(np.asarray(self.agents[mover].act(obs, mask, self.rng))[0])
+        agent = self.agents[mover]
+        extra = {"state": self.state.copy(), "seats": np.array([mover])} if getattr(agent, "needs_state", False) else {}
+        action = int(np.asarray(agent.act(obs, mask, self.rng, **extra))[0])
         if not mask[0, action]:
             raise RuntimeError(f"agent {self.labels[mover]} chose an illegal action {action}")
         revealed = self.apply(action)
@@ -299,8 +302,8 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument(
         "--opponents",
         default=None,
-        help="comma-separated agents: random, greedy, ppo:PATH, ppo-sample:PATH "
-        "(default: greedy; none in a one-player game)",
+        help="comma-separated agents: random, greedy, search[:OPTIONS] (e.g. search:rollouts=32,depth=8), ppo:PATH, "
+        "ppo-sample:PATH (default: greedy; none in a one-player game)",
     )
     parser.add_argument("--num-players", type=positive_int, default=None, help="players (default: you + the opponents)")
     parser.add_argument("--seat", default=None, help="your seat number, or 'random' (default: asked)")
@@ -314,12 +317,12 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument("--picture", type=Path, default=None, help="also keep a PNG of your view up to date here")
     args = parser.parse_args(argv)
 
-    from fruit_envs.agents import make_agent
+    from fruit_envs.agents import make_agent, split_agent_list
 
     try:
         spec = get_spec(args.game)
         alone = spec.player_counts == (1,)  # a one-player game: nobody to play against
-        opponents = [] if alone else [name.strip() for name in (args.opponents or "greedy").split(",") if name.strip()]
+        opponents = [] if alone else split_agent_list(args.opponents or "greedy")
         if not opponents and not alone:
             raise ValueError("--opponents needs at least one agent")
         num_players = args.num_players if args.num_players is not None else len(opponents) + 1

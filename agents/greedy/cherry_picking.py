@@ -35,6 +35,11 @@ class CherryPickingGreedy:
         return building + salad + np.where(cards == C.WILDCARD, 3.0, 0.0)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
         lay = self.layout
         b = len(obs)
         plants = obs[:, lay["plants"]].reshape(b, C.N_PLANTS, C.N_CARD_TYPES).argmax(axis=2)  # (B, 6)
@@ -52,7 +57,7 @@ class CherryPickingGreedy:
         card_scores = np.where(C.IS_BASKET[None, :], self.BASKET_DISCOUNT * best[:, None], card_scores)
         scores[:, card] = card_scores - self.GIVE_AWAY * C.CARD_VALUE[None, :]
         scores[:, R.CHOOSE_BASE : R.WAIT] = gains
-        return argmax_legal(scores, np.asarray(mask, dtype=bool), rng)
+        return scores
 
     def __repr__(self) -> str:
         return f"CherryPickingGreedy(num_players={self.config.num_players})"

@@ -47,6 +47,11 @@ class FruitPickingGreedy:
         return 10.0 * completes + 3.0 * gain + 0.2 * C.MARKET_COUNT[None, :]
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
         lay, b = self.layout, len(obs)
         rows = np.arange(b)
         farm = np.zeros((b, C.N_POSITIONS), dtype=np.int64)
@@ -79,7 +84,7 @@ class FruitPickingGreedy:
         scores[:, R.DRAW_ONE] = 1.0
         drawn = obs[:, lay["drawn"]].reshape(b, 2, C.N_CODES).argmax(axis=2) % N_KINDS
         scores[:, R.KEEP_BASE : R.KEEP_BASE + 2] = values[rows[:, None], drawn]
-        return argmax_legal(scores, np.asarray(mask, dtype=bool), rng)
+        return scores
 
     def __repr__(self) -> str:
         return f"FruitPickingGreedy(num_players={self.config.num_players})"

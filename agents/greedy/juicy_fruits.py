@@ -124,7 +124,12 @@ class JuicyFruitsGreedy:
     def _runs(free: np.ndarray) -> np.ndarray:
         """`(B, 25, 4)` free cells in a straight line from each cell in each direction."""
         pad = np.concatenate([free, np.zeros((len(free), 1), dtype=bool)], axis=1)
-        return np.logical_and.accumulate(pad[:, G.RAYS], axis=3).sum(axis=3)
+        run = pad[:, G.RAYS[:, :, 0]]  # still free after k steps (a running AND; accumulate is ~5x slower)
+        total = run.astype(np.int8)
+        for k in range(1, G.RAYS.shape[2]):
+            run = run & pad[:, G.RAYS[:, :, k]]
+            total += run
+        return total
 
     def _cart_value(self, v: dict, colour: np.ndarray, spaces: np.ndarray) -> np.ndarray:
         """Points an ice cream cart of `colour (B, K)` could produce over `spaces (B, K)` with today's fruit."""
@@ -146,6 +151,11 @@ class JuicyFruitsGreedy:
     # -- decisions --------------------------------------------------------------------------------
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
         mask = np.asarray(mask, dtype=bool)
         v = self._read(np.asarray(obs, dtype=np.float32))
         b = len(obs)
@@ -213,7 +223,7 @@ class JuicyFruitsGreedy:
             factory = v["phase"] == R.FACTORY
             if factory.any():
                 self._factory_scores(obs, v, weights, charge, scores, factory)
-        return argmax_legal(scores, mask, rng)
+        return scores
 
     def _factory_scores(self, obs, v, weights, charge, scores, factory) -> None:
         lay = self.layout

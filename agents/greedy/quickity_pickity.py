@@ -75,6 +75,11 @@ class QuickityPickityGreedy:
         return into, alone + bonus
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
         lay, b = self.layout, len(obs)
         mask = np.asarray(mask, dtype=bool)
         into, alone = self.gains(obs)
@@ -89,7 +94,7 @@ class QuickityPickityGreedy:
         rows = np.arange(b)
         scores[:, R.PLACE_BASE : R.PLACE_BASE + self.rows] = into[rows, kind]
         scores[:, R.NEW_SET] = alone[rows, kind]
-        return argmax_legal(scores, mask, rng)
+        return scores
 
     def __repr__(self) -> str:
         return f"QuickityPickityGreedy(num_players={self.config.num_players})"

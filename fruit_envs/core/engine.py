@@ -30,7 +30,7 @@ OpponentArg = str | Policy | Callable | Sequence
 
 
 def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
-    """A policy object from a name ("random", "greedy", "ppo:PATH"), an agent, or a callable."""
+    """A policy object from a name ("random", "greedy", "search[:OPTIONS]", "ppo:PATH"), an agent, or a callable."""
     if isinstance(opponent, str):
         from fruit_envs.agents import make_agent  # agents build on fruit_envs; import only when named
 
@@ -43,6 +43,12 @@ def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
         f"opponent must be 'random', 'greedy', 'ppo:PATH', an object with act(obs, mask, rng), "
         f"or a callable (obs, mask, rng) -> actions; got {opponent!r}"
     )
+
+
+def _needs_state(policy) -> bool:
+    """An agent such as search also takes the true state of its games, `act(..., state=, seats=)`,
+    to re-sample what its seat cannot know (see `fruit_envs.agents.base.state_kwargs`)."""
+    return bool(getattr(policy, "needs_state", False))
 
 
 class _CallablePolicy:
@@ -221,8 +227,9 @@ class LearnerBatch:
             for k, policy in enumerate(self.opponents):
                 sel = np.flatnonzero(need & (who == k))
                 if len(sel):
+                    extra = {"state": self.state.take(sel), "seats": movers[sel]} if _needs_state(policy) else {}
                     chosen = validate.as_actions(
-                        policy.act(obs[sel], masks[sel], self._rng),
+                        policy.act(obs[sel], masks[sel], self._rng, **extra),
                         len(sel),
                         self.spec.num_actions,
                         f"actions of opponent policy {frecord.agent_label(policy)}",

@@ -616,40 +616,53 @@ def render(state: State, i: int = 0) -> str:
     return "\n".join(lines)
 
 
-def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
-    """Re-deal what `player` cannot see: other hands, the card aside, unrevealed commitments.
+def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
+    """Resample from `player`'s information state: a position drawn uniformly from those it cannot tell apart.
 
-    Counts per location are kept, so the result is a position `player` cannot tell apart.
-    Test utility (not a hot path): loops over the games of the batch.
+    `player` is a seat (int, or `(n,)` ints, one per game) and `keys` one random key per game. The
+    cards `player` cannot see - the other hands, the card set aside, the other seats' commitments not
+    yet revealed - are dealt again from their pooled multiset, each place keeping its number of cards;
+    everything `player` knows stays. Every game's random key is replaced (drawn from `keys`), so future
+    deals are not the true ones either. The result depends only on what `player` knows and on `keys`:
+    re-dealing first and then calling this with the same keys gives the same state. Batched numpy (no
+    loop over games): a search agent calls it on thousands of games at once.
     """
     s = state.copy()
-    p = s.config.num_players
-    gen_keys = np.asarray(keys, dtype=np.uint64)
-    for g in range(s.batch_size):
-        local = np.random.default_rng(int(gen_keys[g]))
-        others = [k for k in range(p) if k != player]
-        hidden_played = s.phase[g] == COMMIT
-        pool, slots = [], []
-        for k in others:
-            cards = list(np.repeat(np.arange(N_CARDS), s.hands[g, k]))
-            pool += cards
-            slots.append(("hand", k, len(cards)))
-            if hidden_played and s.played[g, k] >= 0:
-                pool.append(int(s.played[g, k]))
-                slots.append(("played", k, 1))
-        if s.aside[g] >= 0:
-            pool.append(int(s.aside[g]))
-            slots.append(("aside", None, 1))
-        pool = list(local.permutation(pool))
-        for where, k, size in slots:
-            taken, pool = pool[:size], pool[size:]
-            if where == "hand":
-                s.hands[g, k] = np.bincount(np.array(taken, dtype=np.int64), minlength=N_CARDS)
-            elif where == "played":
-                s.played[g, k] = taken[0]
-            else:
-                s.aside[g] = taken[0]
-        s.keys[g] = np.uint64(local.integers(0, 2**63))
+    n, p = s.batch_size, s.config.num_players
+    seat = _seat_array(s, player)
+    keys, shuffle_keys = rng.split(np.asarray(keys, dtype=np.uint64).reshape(n))
+    rows = np.arange(n)
+    other = np.arange(p)[None, :] != seat[:, None]  # (n, P)
+    played_hidden = other & (s.phase == COMMIT)[:, None] & (s.played >= 0)  # (n, P)
+    # the pooled multiset of unseen cards, as counts (n, 53)
+    pool = (s.hands.astype(np.int64) * other[:, :, None]).sum(axis=1)
+    g, k = np.nonzero(played_hidden)
+    np.add.at(pool, (g, s.played[g, k].astype(np.int64)), 1)
+    aside = s.aside >= 0
+    np.add.at(pool, (rows[aside], s.aside[aside].astype(np.int64)), 1)
+    # the pool in card order (a canonical list), then shuffled: unused places sort last
+    size = pool.sum(axis=1)
+    width = max(int(size.max()), 1) if n else 1
+    place = np.arange(width)[None, :]
+    cumulative = pool.cumsum(axis=1) + rows[:, None] * (width + 1)
+    sorted_cards = np.searchsorted(cumulative.ravel(), (place + rows[:, None] * (width + 1)).ravel(), side="right")
+    sorted_cards = sorted_cards.reshape(n, width) - rows[:, None] * N_CARDS
+    order = np.argsort(np.where(place < size[:, None], rng.uniform(shuffle_keys, width), 2.0), axis=1, kind="stable")
+    cards = np.take_along_axis(sorted_cards, order, axis=1)  # (n, width): the first `size` are the deal
+    # places in seat order: each other hand, then that seat's hidden commitment; the card aside last
+    start = np.zeros(n, dtype=np.int64)
+    for k in range(p):
+        hand = np.where(other[:, k], s.hands[:, k].sum(axis=1, dtype=np.int64), 0)
+        mine = (place >= start[:, None]) & (place < (start + hand)[:, None])
+        dealt = np.zeros((n, N_CARDS), dtype=np.int64)
+        np.add.at(dealt, (np.broadcast_to(rows[:, None], mine.shape)[mine], cards[mine]), 1)
+        s.hands[:, k] = np.where(other[:, k, None], dealt, s.hands[:, k])
+        start += hand
+        hidden = played_hidden[:, k]
+        s.played[hidden, k] = cards[hidden, np.minimum(start[hidden], width - 1)]
+        start += hidden
+    s.aside[aside] = cards[aside, np.minimum(start[aside], width - 1)]
+    s.keys = rng.split(keys)[0]
     return s
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.core import validate
+from fruit_envs.core import rng, validate
 from fruit_envs.core.spec import get_spec
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
@@ -412,6 +412,15 @@ def render(state, i: int = 0) -> str:
     return "\n".join(lines)
 
 
-def redeal_hidden(state, player: int, keys: np.ndarray):
-    """Nothing is hidden after setup (undrawn ships and tokens are the known sets minus what is shown)."""
-    return state.copy()
+def redeal_hidden(state, player, keys: np.ndarray):
+    """Resample from `player`'s information state (int or `(n,)` seats): here only the random keys change.
+
+    Nothing is hidden after setup: the ships on every beach and the business tokens are face up, and
+    the score attack's face-down pile is a known set (the state keeps no order for it; each refill
+    draws from the game's key). So every game's key is replaced (drawn from `keys`, one per game) and
+    nothing else: future draws are then not the true ones, and the result depends only on what
+    `player` knows and on `keys`, as for the games with hidden cards.
+    """
+    s = state.copy()
+    s.keys = rng.split(np.asarray(keys, dtype=np.uint64).reshape(s.batch_size))[0]
+    return s

@@ -1,0 +1,494 @@
+"""Search: for each decision, try every legal action with batched rollouts from sampled positions.
+
+`make_agent("search", game, config)` or with options, `"search:rollouts=128,depth=16,policy=greedy"`
+(`search:depth=end,policy=random`, `search:width=6,gate=1`, ...).
+For each game of the batch where it decides, the agent
+
+1. samples positions its seat cannot tell apart from the true one: the game's `redeal_hidden` (the
+   "resample from information state" function) re-deals what the seat cannot see and replaces the
+   random key, so neither hidden cards nor future chance are peeked at (where a game's function
+   permutes hidden cards where they lie, `CANONICAL` first puts them in a fixed order). The true state
+   is used for nothing else, so the agent's decisions are the same whatever the hidden parts hold;
+2. plays each legal action in those positions and continues with the playout `policy` for every seat
+   (`greedy`: the game's greedy agent, making the search a policy-improvement step over greedy, the
+   rollout algorithm of Bertsekas; `random`: cheaper) for `depth` decisions or to the end;
+3. scores each rollout for its seat: the outcome (+1 win, -1 loss, 0 full draw) where the game ended,
+   otherwise the squashed lead of its progress score over the best other seat (`tanh(lead / scale)`,
+   the progress score and scale per game in `LEAF`); one player: its progress score / scale;
+4. shares `rollouts` per game between the candidate actions by sequential halving (Karnin et al.
+   2013: rounds that each spend an equal part of the budget on the surviving actions and keep the
+   better half; `select=uniform` splits it evenly in one round) and plays the best mean. With `gate`,
+   the greedy playout's own choice (never eliminated) is kept unless the best action's mean gain
+   over it, paired rollout by rollout, is more than `gate` standard errors above zero: where rollouts
+   are noisy (Quickity Pickity's random flips) search then deviates from greedy only on evidence.
+
+Rollouts of every game of a decision are stepped together through the batched rules: a loop over
+halving rounds and rollout steps, never over games. A decision with a single legal action costs
+nothing. In the simultaneous games (Cherry Picking's commit, Quickity Pickity's ticks) the seats that
+chose earlier in the round have hidden choices, which `redeal_hidden` re-draws; the seats after the
+decider choose in the rollouts with the playout policy.
+
+Options (defaults per game in `DEFAULTS`, chosen so one decision for 64 games takes about a second
+on 2 cores; measured figures in the README):
+
+* `rollouts`: rollouts per game and decision, shared between the legal actions;
+* `depth`: decisions (of any seat) played after the candidate action, or `end` (to the end);
+* `policy`: `greedy` or `random`, the playout policy of every seat;
+* `select`: `halving` (sequential halving) or `uniform`;
+* `determinizations`: sampled positions per game and round (0: one per rollout of an action; fewer
+  are reused in turn). Every candidate action is played in the same positions (common random numbers);
+* `width`: search only the greedy playout's best `width` legal actions by its own scores (0: all);
+* `gate`: standard errors by which the best action must beat greedy's own choice (0: off).
+
+The agent needs the true state of the games it decides (`needs_state = True`): callers pass
+`act(obs, mask, rng, state=..., seats=...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from functools import cache
+
+import numpy as np
+
+from fruit_envs.agents.base import argmax_legal
+from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards
+
+MAX_ROWS = 16384  # rollouts stepped together at most (memory bound; larger budgets run in chunks)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The budget knobs, parsed from `search:key=value,...`."""
+
+    rollouts: int = 64
+    depth: int | None = 16  # None: to the end of the game
+    policy: str = "greedy"
+    select: str = "halving"
+    determinizations: int = 0
+    width: int = 0  # candidates: the playout policy's best `width` legal actions (0: every legal action)
+    gate: float = 0.0  # keep the playout policy's own choice unless the best beats it by `gate` standard errors
+
+    def label(self) -> str:
+        depth = "end" if self.depth is None else self.depth
+        return (
+            f"search:rollouts={self.rollouts},depth={depth},policy={self.policy},select={self.select},"
+            f"determinizations={self.determinizations},width={self.width},gate={self.gate:g}"
+        )
+
+
+POLICIES = ("greedy", "random")
+SELECTS = ("halving", "uniform")
+
+# default budget per game: about a second of CPU per decision for 64 games (README: measured figures)
+DEFAULTS: dict[str, SearchOptions] = {
+    "cherry_picking": SearchOptions(rollouts=32, depth=12),
+    "fruit_picking": SearchOptions(rollouts=32, depth=12),
+    # many candidate takes and noisy flips: greedy's best 6 only, and its own choice unless clearly beaten
+    "quickity_pickity": SearchOptions(rollouts=64, depth=16, width=6, gate=1.0),
+    "juicy_fruits": SearchOptions(rollouts=32, depth=8),
+    "juicy_fruits_solo": SearchOptions(rollouts=32, depth=8),
+}
+
+
+def parse_options(text: str, game: str | None = None) -> SearchOptions:
+    """Options from `"rollouts=128,depth=end,policy=random"` over the game's defaults; bad input is a
+    `ValueError` naming the option and what is allowed."""
+    options = DEFAULTS.get(game, SearchOptions())
+    allowed = [f.name for f in fields(SearchOptions)]
+    if not isinstance(text, str):
+        raise ValueError(f"search options must be a string like 'rollouts=64,depth=16', got {text!r}")
+    changes: dict = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in allowed:
+            raise ValueError(f"search option {item!r}: write key=value with key one of {allowed}")
+        if key in changes:
+            raise ValueError(f"search option {key!r} given twice")
+        changes[key] = _option_value(key, value)
+    return replace(options, **changes)
+
+
+def _option_value(key: str, value: str):
+    if key == "policy":
+        if value not in POLICIES:
+            raise ValueError(f"search option policy={value!r}: choose one of {list(POLICIES)}")
+        return value
+    if key == "select":
+        if value not in SELECTS:
+            raise ValueError(f"search option select={value!r}: choose one of {list(SELECTS)}")
+        return value
+    if key == "depth" and value == "end":
+        return None
+    if key == "gate":
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not number >= 0 or number == float("inf"):
+            raise ValueError(f"search option gate={value!r}: a number >= 0 (standard errors; 0 turns the gate off)")
+        return number
+    low = 1 if key == "rollouts" else 0
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or number < low:
+        extra = " or 'end'" if key == "depth" else ""
+        raise ValueError(f"search option {key}={value!r}: an integer >= {low}{extra}")
+    return number
+
+
+# ----------------------------------------------------------------------------------------------
+# Leaf values: a progress score per seat and the scale of a lead that is nearly a sure win
+
+
+def _cherry_picking_progress(state) -> np.ndarray:
+    """Finished sets plus what the piles of the current set would score now."""
+    from fruit_envs.games.cherry_picking import rules
+
+    return state.scores + rules.score_piles(state.piles, state.config.same_sort_bonus)
+
+
+def _fruit_picking_progress(state) -> np.ndarray:
+    """Completing a set decides first, then market fruits: set progress (the greedy agent's measure)
+    weighted far above the fruits."""
+    from fruit_envs.agents.greedy.fruit_picking import set_progress
+    from fruit_envs.games.fruit_picking import rules
+
+    counts = rules.kind_counts(state)
+    return 10.0 * rules.completed(state) + 4.0 * set_progress(counts) + 0.1 * rules.market_fruits(state)
+
+
+def _quickity_pickity_progress(state) -> np.ndarray:
+    """Cards won, plus this round's sets as the greedy agent values them (a set's money now blended with
+    what it may be worth a few fruit later, leaning on now as monkeys appear) and the bonus fruit."""
+    from fruit_envs.games.quickity_pickity import components as C
+
+    card = state.card.astype(np.int64)
+    stage = np.minimum(state.up_count[:, C.MONKEY], 2).astype(np.int64)
+    size = state.set_size.astype(np.int64)
+    worth = _qp_greedy(state.config)._set_worth(card, stage, size, state.set_bits.astype(np.int64))
+    worth = worth + C.CARD_BONUS[card][:, None] * state.set_bonus  # (n, F): one row per set, zone by zone
+    ends = np.cumsum(state.num_sets.astype(np.int64), axis=1)
+    running = np.zeros((len(worth), worth.shape[1] + 1))
+    np.cumsum(worth, axis=1, out=running[:, 1:])
+    zones = np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - state.num_sets, axis=1)
+    return state.cards_won + zones / 15.0
+
+
+@cache
+def _qp_greedy(config):
+    """The greedy agent of a Quickity Pickity config, for its set-worth table."""
+    from fruit_envs.agents.greedy.quickity_pickity import QuickityPickityGreedy
+
+    return QuickityPickityGreedy(config)
+
+
+def _juicy_fruits_progress(state) -> np.ndarray:
+    """Points, plus the stall points the islands would score if the game ended now (they are added at the
+    end), plus the fruit in reserve at the greedy agent's worth of keeping one (0.4 points)."""
+    from fruit_envs.agents.greedy.juicy_fruits import FRUIT_CHARGE
+    from fruit_envs.games.juicy_fruits import rules
+
+    points = rules.scores(state).astype(np.float64)
+    discs = state.discs if rules.has_factory(state.config) else None
+    stalls = rules.stall_points(state.island, state.ship_present, discs)
+    return points + np.where(state.done[:, None], 0, stalls) + FRUIT_CHARGE * state.fruit.sum(axis=2)
+
+
+def _score_progress(state) -> np.ndarray:
+    rules = get_spec(state.GAME).rules
+    return rules.final_scores(state).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    progress: Callable  # state -> (n, P) float, higher is better
+    scale: float  # a lead of about this much counts as most of a win
+
+
+LEAF: dict[str, Leaf] = {
+    "cherry_picking": Leaf(_cherry_picking_progress, 15.0),
+    "fruit_picking": Leaf(_fruit_picking_progress, 2.0),
+    "quickity_pickity": Leaf(_quickity_pickity_progress, 1.0),
+    "juicy_fruits": Leaf(_juicy_fruits_progress, 10.0),
+    "juicy_fruits_solo": Leaf(_juicy_fruits_progress, 30.0),
+}
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _sort_within(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """`values` `(n, W)` with the entries at `where` sorted ascending among those same places (in place
+    order); every other entry stays."""
+    ordered = np.sort(np.where(where, values, np.iinfo(values.dtype).max), axis=1)  # chosen values first
+    places = np.argsort(~where, axis=1, kind="stable")  # chosen places first, in order
+    g, j = np.nonzero(np.arange(values.shape[1])[None, :] < where.sum(axis=1)[:, None])
+    out = values.copy()
+    out[g, places[g, j]] = ordered[g, j]
+    return out
+
+
+def _fruit_picking_canonical(state, seats: np.ndarray):
+    """The stack cards and pending-draw cards unknown to the seat, put in card order in their places."""
+    s = state.copy()
+    cards = np.concatenate([s.stack, s.drawn], axis=1)
+    knowers = np.concatenate([s.stack_knowers, s.drawn_knowers], axis=1).astype(np.int64)
+    unknown = (cards >= 0) & (((knowers >> seats[:, None]) & 1) == 0)
+    cards = _sort_within(cards, unknown)
+    s.stack, s.drawn = cards[:, : s.stack.shape[1]].copy(), cards[:, s.stack.shape[1] :].copy()
+    return s
+
+
+def _quickity_pickity_canonical(state, seats: np.ndarray):
+    """The pile's cards nobody has seen, put in card order within each shuffle of 16."""
+    from fruit_envs.games.quickity_pickity import components as C
+
+    s = state.copy()
+    for start in range(0, s.deck.shape[1], C.N_CARDS):
+        block = slice(start, start + C.N_CARDS)
+        s.deck[:, block] = _sort_within(s.deck[:, block], ~s.shown[:, block])
+    return s
+
+
+# Games whose `redeal_hidden` draws from the right distribution but reads the true order of the hidden
+# cards (it permutes them where they lie): putting those cards in a fixed order first makes the sample a
+# function of what the seat knows and of the keys alone, so the search's decisions are too.
+CANONICAL: dict[str, Callable] = {
+    "fruit_picking": _fruit_picking_canonical,
+    "quickity_pickity": _quickity_pickity_canonical,
+}
+
+
+def resample(rules, state, seats: np.ndarray, keys: np.ndarray):
+    """A state drawn from each game's information state for its seat: `rules.redeal_hidden`, after
+    `CANONICAL` for games that need it. Called once per distinct seat (a handful), so it also works where
+    a game's `redeal_hidden` takes a single seat."""
+    seats = np.asarray(seats, dtype=np.int64)
+    canonical = CANONICAL.get(state.GAME)
+    if canonical is not None:
+        state = canonical(state, seats)
+    out = None
+    for seat in np.unique(seats):
+        rows = np.flatnonzero(seats == seat)
+        part = rules.redeal_hidden(state.take(rows), int(seat), keys[rows])
+        if len(rows) == len(seats):
+            return part
+        if out is None:
+            out = state.copy()
+        out.put(rows, part)
+    return out if out is not None else state.copy()
+
+
+def _random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.integers(0, np.iinfo(np.uint64).max, size=n, dtype=np.uint64, endpoint=True)
+
+
+class SearchAgent:
+    """Determinized rollout search over the batched rules (see the module docstring)."""
+
+    needs_state = True
+    last_values: np.ndarray | None = (
+        None  # (B, A) mean rollout value of each action tried in the last call, NaN untried
+    )
+
+    def __init__(self, spec: GameSpec, config: Config, options: SearchOptions | None = None):
+        self.spec, self.config, self.rules = spec, config, spec.rules
+        self.options = options if options is not None else DEFAULTS.get(spec.id, SearchOptions())
+        self.name = "search" if self.options == DEFAULTS.get(spec.id) else self.options.label()
+        self.leaf = LEAF.get(spec.id, Leaf(_score_progress, 10.0))
+        if self.options.policy == "greedy":
+            from fruit_envs.agents.greedy import make_greedy
+
+            self.playout = make_greedy(spec, config)
+        else:
+            self.playout = None
+        self.max_rows = MAX_ROWS
+
+    def __repr__(self) -> str:
+        return f"SearchAgent({self.spec.id}, {self.options.label()})"
+
+    # -- the interface ---------------------------------------------------------------------------
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator, state=None, seats=None) -> np.ndarray:
+        """`(B,)` int64 actions for the games `state` (a batch of B) where seat `seats[b]` is to move."""
+        mask = np.asarray(mask, dtype=bool)
+        if state is None or seats is None:
+            raise ValueError(
+                "the search agent needs the games it decides: act(obs, mask, rng, state=<batch of those games>, "
+                "seats=<(B,) deciding seat>); arena, tournaments, the Gymnasium opponents and play pass them"
+            )
+        b = len(mask)
+        if mask.ndim != 2 or mask.shape[1] != self.spec.num_actions:
+            raise ValueError(f"mask must be (B, {self.spec.num_actions}) bool, got shape {mask.shape}")
+        if state.batch_size != b or state.GAME != self.spec.id:
+            raise ValueError(
+                f"state must be a batch of {b} {self.spec.id} games (one per mask row), "
+                f"got {state.batch_size} {state.GAME} games"
+            )
+        seats = np.asarray(seats, dtype=np.int64).reshape(-1)
+        if seats.shape != (b,) or (state.to_move.astype(np.int64) != seats).any():
+            raise ValueError("seats must give, for each game, the seat to move in state (state.to_move)")
+        if not mask.any(axis=1).all():
+            raise ValueError("every row of the mask needs at least one legal action")
+        actions = argmax_legal(np.zeros(mask.shape), mask, rng)
+        self.last_values = np.full(mask.shape, np.nan)
+        mask, anchor = self._candidates(obs, mask)
+        actions = np.where(mask.sum(axis=1) == 1, np.argmax(mask, axis=1), actions)
+        choose = np.flatnonzero(mask.sum(axis=1) > 1)
+        if len(choose):
+            actions[choose], self.last_values[choose] = self._search(
+                state.take(choose), seats[choose], mask[choose], anchor[choose], rng
+            )
+        return actions
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def _candidates(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions worth searching and the playout policy's own choice (`(B,)`, -1 none).
+
+        With a greedy playout its scores of the seat's observation rank the legal actions (ties to the
+        lower action): `width` keeps the best `width` of them, and the best is the anchor that `gate`
+        compares the search's pick against."""
+        opts = self.options
+        anchor = np.full(len(mask), -1, dtype=np.int64)
+        if self.playout is None or not (opts.width or opts.gate):
+            return mask, anchor
+        prefs = np.where(mask, np.asarray(self.playout.scores(obs, mask), dtype=np.float64), -np.inf)
+        order = np.argsort(-prefs, axis=1, kind="stable")
+        if opts.gate:
+            anchor = order[:, 0].astype(np.int64)
+        if not opts.width:
+            return mask, anchor
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(mask.shape[1])[None, :], axis=1)
+        return mask & (rank < opts.width), anchor
+
+    def _search(self, state, seats: np.ndarray, mask: np.ndarray, anchor: np.ndarray, rng: np.random.Generator):
+        """Sequential halving (or one uniform round) over the candidate actions of every game at once;
+        returns the chosen actions `(G,)` and the mean value of every action tried `(G, A)`, NaN untried.
+
+        Every action alive in a round is played in the same sampled positions, so its values pair with
+        the anchor's (never eliminated): with `gate`, the best action replaces the anchor only when its
+        mean paired gain is more than `gate` standard errors above zero."""
+        opts = self.options
+        g_count, a_count = mask.shape
+        if opts.select == "halving":
+            rounds = np.ceil(np.log2(mask.sum(axis=1))).astype(np.int64)
+        else:
+            rounds = np.ones(g_count, dtype=np.int64)
+        has_anchor = anchor >= 0
+        is_anchor = has_anchor[:, None] & (np.arange(a_count)[None, :] == anchor[:, None])
+        alive = mask.copy()
+        total, visits = np.zeros(mask.shape), np.zeros(mask.shape)
+        gain, gain_sq = np.zeros(mask.shape), np.zeros(mask.shape)  # paired differences to the anchor
+        for r in range(int(rounds.max())):
+            games = np.flatnonzero(rounds > r)
+            surviving = alive[games].sum(axis=1)
+            per_action = np.maximum(1, opts.rollouts // (rounds[games] * surviving))
+            samples = per_action if opts.determinizations == 0 else np.minimum(per_action, opts.determinizations)
+            # sampled positions: `samples[i]` per game, each played with every surviving action
+            det_game = np.repeat(games, samples)
+            det_start = np.concatenate([[0], np.cumsum(samples)[:-1]])
+            det = resample(self.rules, state.take(det_game), seats[det_game], _random_keys(rng, len(det_game)))
+            pair_i, pair_action = np.nonzero(alive[games])  # pair_i indexes `games`
+            count = per_action[pair_i]
+            pair_start = np.cumsum(count) - count
+            row_i = np.repeat(pair_i, count)
+            row_action = np.repeat(pair_action, count)
+            within = np.arange(len(row_i)) - np.repeat(pair_start, count)
+            row_det = det_start[row_i] + within % samples[row_i]
+            values = self._rollouts(det, row_det, row_action, seats[det_game[row_det]], rng)
+            cells = (games[row_i], row_action)
+            np.add.at(total, cells, values)
+            np.add.at(visits, cells, 1.0)
+            anchor_pair = np.zeros(len(games), dtype=np.int64)
+            anchored = is_anchor[games[pair_i], pair_action]
+            anchor_pair[pair_i[anchored]] = np.flatnonzero(anchored)
+            paired = has_anchor[games[row_i]]
+            diff = values - values[pair_start[anchor_pair[row_i]] + within]
+            np.add.at(gain, (cells[0][paired], cells[1][paired]), diff[paired])
+            np.add.at(gain_sq, (cells[0][paired], cells[1][paired]), diff[paired] ** 2)
+            if r + 1 == rounds.max():
+                break
+            # keep the better half (rounded up) of each game still halving, and its anchor
+            mean = np.where(alive, total / np.maximum(visits, 1.0), -np.inf)
+            keep = np.ceil(surviving / 2).astype(np.int64)
+            order = np.argsort(-(mean[games] + rng.random((len(games), a_count)) * 1e-9), axis=1, kind="stable")
+            rank = np.empty_like(order)
+            np.put_along_axis(rank, order, np.arange(a_count)[None, :], axis=1)
+            halving = rounds[games] > r + 1
+            sub = games[halving]
+            alive[sub] &= (rank[halving] < keep[halving, None]) | is_anchor[sub]
+        tried = alive & (visits > 0)
+        mean = np.where(visits > 0, total / np.maximum(visits, 1.0), np.nan)
+        best = argmax_legal(np.nan_to_num(mean, nan=-np.inf), tried, rng)
+        if opts.gate and has_anchor.any():
+            rows = np.arange(g_count)
+            n = visits[rows, best]
+            avg = gain[rows, best] / np.maximum(n, 1.0)
+            var = np.maximum(gain_sq[rows, best] - n * avg * avg, 0.0) / np.maximum(n - 1.0, 1.0)
+            confident = (n >= 2) & (avg > opts.gate * np.sqrt(var / np.maximum(n, 1.0)))
+            best = np.where(has_anchor & ~confident, anchor, best)
+        return best, mean
+
+    def _rollouts(self, det, row_det: np.ndarray, row_action: np.ndarray, row_seat: np.ndarray, rng) -> np.ndarray:
+        """`(R,)` values for `row_seat` of playing `row_action` in sampled position `row_det`, in chunks."""
+        values = np.empty(len(row_det))
+        for lo in range(0, len(row_det), self.max_rows):
+            part = slice(lo, lo + self.max_rows)
+            values[part] = self._rollout(det.take(row_det[part]), row_action[part], row_seat[part], rng)
+        return values
+
+    def _rollout(self, state, actions: np.ndarray, seats: np.ndarray, rng) -> np.ndarray:
+        rules, depth = self.rules, self.options.depth
+        state, _ = rules.step(state, actions)
+        values = np.empty(len(actions))
+        index = np.arange(len(actions))  # rows of `state` among the rollouts
+        steps = self.spec.max_game_length(self.config) if depth is None else depth
+        for _ in range(steps):
+            done = state.done
+            if done.all() or done.mean() > 0.25:  # finished rollouts are scored and dropped
+                values[index[done]] = self._leaf(state.take(done), seats[index[done]])
+                index = index[~done]
+                if not len(index):
+                    return values
+                state = state.take(~done)
+                done = state.done
+            mask = rules.legal_mask(state) | done[:, None]
+            state, _ = rules.step(state, self._playout(state, mask, rng))
+        values[index] = self._leaf(state, seats[index])
+        return values
+
+    def _playout(self, state, mask: np.ndarray, rng) -> np.ndarray:
+        if self.playout is None:
+            return argmax_legal(np.zeros(mask.shape, dtype=np.float32), mask, rng)
+        return self.playout.act(self.rules.observe(state, state.to_move), mask, rng)
+
+    def _leaf(self, state, seats: np.ndarray) -> np.ndarray:
+        """Value in [-1, 1] of each position for `seats` (one player: progress / scale)."""
+        n, p = state.batch_size, self.config.num_players
+        rows = np.arange(n)
+        progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
+        if p == 1:
+            return progress[:, 0] / self.leaf.scale
+        mine = progress[rows, seats]
+        best_other = np.where(np.arange(p)[None, :] == seats[:, None], -np.inf, progress).max(axis=1)
+        values = np.tanh((mine - best_other) / self.leaf.scale)
+        ended = np.flatnonzero(state.done & ~state.truncated)
+        if len(ended):
+            values[ended] = outcome_rewards(self.rules.winners(state.take(ended)))[np.arange(len(ended)), seats[ended]]
+        return values
+
+
+def make_search(spec: GameSpec, config: Config, text: str = "") -> SearchAgent:
+    """A search agent for a game from its option string (the part after `search:`)."""
+    spec = get_spec(spec)
+    return SearchAgent(spec, config, parse_options(text, spec.id))
+
+
+__all__ = ["CANONICAL", "DEFAULTS", "LEAF", "SearchAgent", "SearchOptions", "make_search", "parse_options", "resample"]

@@ -1,0 +1,333 @@
+"""The search agent (issue 18): legal, batched, fair (blind to hidden information), deterministic, and
+honoured by every caller (arena, tournaments, Gymnasium opponents, play)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from conftest import game_ids, game_player_params
+
+import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs.agents import make_agent, split_agent_list
+from fruit_envs.agents.arena import evaluate, play_games
+from fruit_envs.agents.search import CANONICAL, DEFAULTS, SearchAgent, SearchOptions, parse_options, resample
+from fruit_envs.core import rng as frng
+from fruit_envs.core.spec import get_spec
+
+TINY = "search:rollouts=8,depth=4"  # cheap enough for every test in the default suite
+CHEAPEST = "search:rollouts=2,depth=1"  # for whole games played through the callers
+
+
+def positions(game: str, players: int, seed: int = 0, games: int = 4, every: int = 11, limit: int = 6):
+    """Live positions along random games (batches of `games`): up to `limit` states, one every `every` decisions."""
+    spec = get_spec(game)
+    rules = spec.rules
+    state = rules.init(spec.make_config(players), frng.keys_from_seed(seed, games))
+    gen = np.random.default_rng(seed)
+    out = []
+    for t in range(spec.max_game_length(state.config)):
+        if state.done.all() or len(out) == limit:
+            break
+        if t % every == 3:
+            out.append(state.take(np.flatnonzero(~state.done)))
+        mask = rules.legal_mask(state) | state.done[:, None]
+        state, _ = rules.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
+    return out
+
+
+def decide(agent, state, seed: int = 0) -> np.ndarray:
+    rules = agent.rules
+    seats = state.to_move.astype(np.int64)
+    return agent.act(rules.observe(state, seats), rules.legal_mask(state), np.random.default_rng(seed), state, seats)
+
+
+# --- options -----------------------------------------------------------------------------------------
+
+
+def test_options_are_read_from_the_agent_name():
+    text = "rollouts=128, depth=end,policy=random,select=uniform,determinizations=4,width=5,gate=1.5"
+    options = parse_options(text, "cherry_picking")
+    assert options == SearchOptions(128, None, "random", "uniform", determinizations=4, width=5, gate=1.5)
+    assert parse_options("", "juicy_fruits") == DEFAULTS["juicy_fruits"]
+    assert parse_options("depth=0", "fruit_picking").depth == 0
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    assert make_agent("search", spec, config).name == "search"
+    labelled = make_agent("search:rollouts=16,policy=random", spec, config)
+    assert isinstance(labelled, SearchAgent) and labelled.options.rollouts == 16
+    assert labelled.name == "search:rollouts=16,depth=12,policy=random,select=halving,determinizations=0,width=0,gate=0"
+    assert split_agent_list("greedy, search:rollouts=32,depth=8,random") == [
+        "greedy",
+        "search:rollouts=32,depth=8",
+        "random",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("rollouts=0", r"rollouts='0': an integer >= 1"),
+        ("depth=deep", r"depth='deep': an integer >= 0 or 'end'"),
+        ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\]"),
+        ("select=best", r"select='best': choose one of \['halving', 'uniform'\]"),
+        ("gate=-1", r"gate='-1': a number >= 0"),
+        ("width=2.5", r"width='2.5': an integer >= 0"),
+        ("budget=5", r"key one of \['rollouts', 'depth', 'policy', 'select', 'determinizations', 'width', 'gate'\]"),
+        ("rollouts", r"write key=value"),
+        ("depth=4,depth=5", r"'depth' given twice"),
+    ],
+)
+def test_bad_options_name_what_is_allowed(text, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(f"search:{text}", "cherry_picking")
+
+
+def test_act_without_the_state_is_a_clear_error():
+    spec = get_spec("cherry_picking")
+    agent = make_agent(TINY, spec)
+    state = spec.rules.init(spec.make_config(), frng.keys_from_seed(0, 2))
+    obs, mask, gen = spec.rules.observe(state, 0), spec.rules.legal_mask(state), np.random.default_rng(0)
+    with pytest.raises(ValueError, match="needs the games it decides"):
+        agent.act(obs, mask, gen)
+    with pytest.raises(ValueError, match="the seat to move"):
+        agent.act(obs, mask, gen, state=state, seats=np.array([1, 1]))
+    with pytest.raises(ValueError, match="a batch of 2 cherry_picking games"):
+        agent.act(obs, mask, gen, state=state.take([0]), seats=np.array([0]))
+
+
+# --- legal, batched, deterministic ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_search_plays_legal_actions(game, players):
+    """Every position of a few random games, every seat to move (simultaneous phases included)."""
+    spec = get_spec(game)
+    agent = make_agent(TINY, spec, spec.make_config(players))
+    for state in positions(game, players, limit=3):
+        actions = decide(agent, state)
+        assert actions.shape == (state.batch_size,) and actions.dtype == np.int64
+        assert spec.rules.legal_mask(state)[np.arange(state.batch_size), actions].all()
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_one_call_decides_a_batch_without_a_loop_over_games(game, monkeypatch):
+    """The rules are stepped the same number of times for 1 game and for 24 copies of it: the loop is
+    over halving rounds and rollout steps, never over games."""
+    spec = get_spec(game)
+    rules = spec.rules
+    agent = make_agent("search:rollouts=12,depth=3", spec)
+    state = next(s for s in positions(game, spec.default_num_players, limit=6) if (rules.legal_mask(s).sum(1) > 1)[0])
+    one = state.take([0])
+    calls = {"step": 0, "redeal_hidden": 0}
+    for name in calls:
+        original = getattr(rules, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(rules, name, counted)
+    decide(agent, one)
+    single = dict(calls)
+    calls.update(step=0, redeal_hidden=0)
+    decide(agent, one.take(np.zeros(24, dtype=np.int64)))
+    assert calls == single and single["step"] > 0
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_same_rng_same_decisions(game):
+    spec = get_spec(game)
+    agent = make_agent(TINY, spec)
+    for state in positions(game, spec.default_num_players, limit=2):
+        assert np.array_equal(decide(agent, state, seed=3), decide(agent, state, seed=3))
+
+
+def test_a_forced_decision_costs_no_rollout(monkeypatch):
+    spec = get_spec("cherry_picking")
+    rules = spec.rules
+    agent = make_agent(TINY, spec)
+    state = rules.init(spec.make_config(), frng.keys_from_seed(0, 3))
+    mask = np.zeros((3, spec.num_actions), dtype=bool)
+    mask[np.arange(3), np.flatnonzero(rules.legal_mask(state)[0])[:3]] = True
+    monkeypatch.setattr(rules, "step", lambda *a, **k: pytest.fail("a single legal action needs no search"))
+    actions = agent.act(rules.observe(state, 0), mask, np.random.default_rng(0), state=state, seats=state.to_move)
+    assert mask[np.arange(3), actions].all()
+
+
+# --- fair by construction ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_sampled_positions_look_the_same_to_the_deciding_seat(game):
+    """Determinization never changes what the deciding seat observes or may do, and keeps the game sound."""
+    spec = get_spec(game)
+    rules = spec.rules
+    for players in spec.official_player_counts[:2]:
+        for n, state in enumerate(positions(game, players, seed=1)):
+            seats = state.to_move.astype(np.int64)
+            keys = frng.keys_from_seed(100 + n, state.batch_size)
+            sampled = resample(rules, state, seats, keys)
+            assert np.array_equal(rules.observe(sampled, seats), rules.observe(state, seats))
+            assert np.array_equal(rules.legal_mask(sampled, seats), rules.legal_mask(state, seats))
+            assert rules.invariants(sampled) == []
+            assert not np.isin(sampled.keys, state.keys).any(), "future chance must not be the true one"
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_resampling_depends_only_on_what_the_seat_knows(game):
+    """The search's sampler resamples from the information state: re-dealing the true state first and
+    then resampling with the same keys gives the same state (every seat, to move or not)."""
+    spec = get_spec(game)
+    rules = spec.rules
+    for players in spec.official_player_counts[:2]:
+        for n, state in enumerate(positions(game, players, seed=2)):
+            for seat in range(players):
+                seats = np.full(state.batch_size, seat)
+                keys = frng.keys_from_seed(7 * n + seat, state.batch_size)
+                other = rules.redeal_hidden(state, seat, frng.keys_from_seed(999 + n, state.batch_size))
+                assert resample(rules, other, seats, keys).equals(resample(rules, state, seats, keys))
+                if game not in CANONICAL:  # the game's own function is already a function of the information state
+                    assert rules.redeal_hidden(other, seat, keys).equals(rules.redeal_hidden(state, seat, keys))
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_decisions_do_not_change_when_hidden_information_is_redealt(game):
+    """Issue 18: the agent may use the true state only to re-sample what its seat cannot know, so its
+    decisions (same rng) are the same whatever the hidden cards, tiles, choices and random key hold."""
+    spec = get_spec(game)
+    rules = spec.rules
+    agent = make_agent("search:rollouts=8,depth=12", spec)
+    compared = changed = 0
+    for n, state in enumerate(positions(game, spec.default_num_players, seed=4, limit=5)):
+        seats = state.to_move.astype(np.int64)
+        other = resample(rules, state, seats, frng.keys_from_seed(500 + n, state.batch_size))
+        changed += not other.equals(state)
+        actions = decide(agent, state, seed=n)
+        values = agent.last_values
+        assert np.array_equal(actions, decide(agent, other, seed=n))
+        assert np.array_equal(values, agent.last_values, equal_nan=True), "every rollout value is the same too"
+        compared += state.batch_size
+    assert compared >= 8 and changed, "the test must compare positions whose hidden parts differ"
+
+
+def test_cherry_picking_redeal_hides_earlier_commitments_and_deals_uniformly():
+    """Rulebook: the cards are played face down and revealed together, so a seat that commits after
+    another cannot know that card; the re-deal draws it (and the hands, and the card aside) uniformly
+    from the cards the seat has not seen."""
+    spec = get_spec("cherry_picking")
+    rules = spec.rules
+    state = rules.init(spec.make_config(3), frng.keys_from_seed(3, 1))
+    state, _ = rules.step(state, np.array([np.flatnonzero(rules.legal_mask(state)[0])[0]]))  # seat 0 commits
+    assert state.to_move[0] == 1
+    many = state.take(np.zeros(6000, dtype=np.int64))
+    sampled = rules.redeal_hidden(many, np.ones(6000, dtype=np.int64), frng.keys_from_seed(9, 6000))
+    assert (sampled.hands[:, 1] == state.hands[0, 1]).all(), "the seat's own hand stays"
+    assert (sampled.played[:, 1:] == state.played[0, 1:]).all()
+    unseen = state.hands[0, 0].astype(np.int64) + state.hands[0, 2]
+    unseen[state.played[0, 0]] += 1
+    unseen[state.aside[0]] += 1 if state.aside[0] >= 0 else 0
+    frequency = np.bincount(sampled.played[:, 0].astype(np.int64), minlength=rules.N_CARDS) / 6000
+    expected = unseen / unseen.sum()
+    assert np.abs(frequency - expected).max() < 0.02, "seat 0's hidden card is any unseen card, equally likely"
+    seat_two = np.array_equal(sampled.hands[:, 2].sum(axis=1), np.full(6000, state.hands[0, 2].sum()))
+    assert seat_two, "each hand keeps its size"
+
+
+def test_juicy_fruits_resampling_changes_only_the_random_key():
+    """Nothing is hidden after setup (ships and business tokens are face up): only the key is replaced."""
+    spec = get_spec("juicy_fruits")
+    rules = spec.rules
+    state = positions("juicy_fruits", 2, limit=2)[-1]
+    other = rules.redeal_hidden(state, 0, frng.keys_from_seed(1, state.batch_size))
+    assert not np.isin(other.keys, state.keys).any()
+    other.keys = state.keys
+    assert other.equals(state)
+
+
+# --- every caller passes the state -----------------------------------------------------------------------
+
+
+def test_arena_and_tournament_pass_the_state():
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    result = evaluate(spec, config, make_agent(TINY, spec, config), make_agent("random", spec, config), 4, seed=1)
+    assert result["games"] == 4 and result["wins"] == 4, "search beats random (a wrong sign in its values would lose)"
+    from fruit_envs.benchmarks.tournament import run
+
+    summary = run("cherry_picking", ["random", CHEAPEST], 2, 1, seed=0, out=None, progress=False)
+    assert summary["total_games"] == 2
+
+
+def test_gymnasium_and_sb3_opponents_and_play_pass_the_state():
+    import gymnasium
+
+    env = gymnasium.make("fruit_envs/QuickityPickity-v1", opponent=CHEAPEST)
+    obs, info = env.reset(seed=0)
+    for _ in range(20):
+        obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if terminated or truncated:
+            break
+    env.close()
+    pytest.importorskip("stable_baselines3")
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    vec = FruitSB3VecEnv("cherry_picking", num_envs=3, opponent=CHEAPEST)
+    vec.seed(0)
+    vec.reset()
+    for _ in range(12):  # search moves every other decision of every game
+        masks = np.stack(vec.env_method("action_masks"))
+        vec.step_async(np.argmax(masks, axis=1))
+        vec.step_wait()
+    vec.close()
+    from fruit_envs import play
+
+    out = io.StringIO()
+    typed = io.StringIO("1\n" + "1\n" * 400)
+    code = play.main(["--game", "cherry_picking", "--opponents", CHEAPEST, "--seed", "1", "--no-record"], typed, out)
+    assert code == 0 and "game over" in out.getvalue()
+
+
+def test_play_games_with_search_in_both_seats_is_reproducible():
+    spec = get_spec("fruit_picking")
+    config = spec.make_config(2)
+    agent = make_agent(CHEAPEST, spec, config)
+    seating = np.array([[0, 0]])
+    first = play_games(spec, config, [agent], seating, seed=5, record=True)
+    again = play_games(spec, config, [agent], seating, seed=5, record=True)
+    assert all(np.array_equal(a, b) for a, b in zip(first.actions, again.actions, strict=True))
+
+
+@pytest.mark.parametrize("game", ["quickity_pickity", "juicy_fruits"])
+def test_width_and_gate_keep_to_greedys_choices(game):
+    """`width=k` searches only the greedy playout's best k legal actions by its own scores; an
+    unreachable `gate` keeps greedy's own choice every time."""
+    spec = get_spec(game)
+    rules = spec.rules
+    greedy = make_agent("greedy", spec)
+    narrow, gated = make_agent("search:rollouts=8,depth=4,width=2", spec), make_agent(f"{TINY},gate=1000", spec)
+    for state in positions(game, 2, limit=4):
+        seats = state.to_move.astype(np.int64)
+        obs, mask = rules.observe(state, seats), rules.legal_mask(state)
+        prefs = np.where(mask, greedy.scores(obs, mask), -np.inf)
+        top = np.argsort(-prefs, axis=1, kind="stable")
+        decide(narrow, state)
+        tried = ~np.isnan(narrow.last_values)
+        best_two = np.zeros(mask.shape, dtype=bool)
+        np.put_along_axis(best_two, top[:, :2], True, axis=1)
+        assert not (tried & ~best_two).any()
+        several = (mask.sum(axis=1) > 1) & (tried.sum(axis=1) > 0)
+        assert (tried.sum(axis=1)[several] == 2).all()
+        assert np.array_equal(decide(gated, state)[mask.sum(axis=1) > 1], top[mask.sum(axis=1) > 1, 0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [g for g in game_ids() if 2 in get_spec(g).player_counts])
+def test_search_at_its_default_budget_beats_greedy(game):
+    """Issue 18: search beats greedy in every 2-player game (the full 400-game measurement is
+    `python -m fruit_envs.benchmarks.search_strength`; this is a shorter run of it)."""
+    spec = get_spec(game)
+    config = spec.make_config(2)
+    result = evaluate(spec, config, make_agent("search", spec, config), make_agent("greedy", spec, config), 120)
+    assert result["win_rate_low"] > 0.5, result
