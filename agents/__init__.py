@@ -1,8 +1,12 @@
 """Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
 
-`make_agent("random" | "greedy" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)` builds one
-by name (`ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
-`rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
+`make_agent(name, game, config)` builds one by name:
+
+* `random`, `greedy` (one heuristic per game);
+* `ppo-baseline` / `ppo-baseline-sample`: the PPO policy shipped with the package for the game and
+  player count (argmax / sampled from the masked policy; `agents/baselines/`);
+* `ppo:PATH` / `ppo-sample:PATH`: a MaskablePPO model or policy file;
+* `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint (distributed extra).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from fruit_envs.agents.base import Agent  # noqa: E402
 from fruit_envs.agents.random import RandomAgent  # noqa: E402
 from fruit_envs.core.spec import Config, GameSpec, get_spec  # noqa: E402
 
-AGENT_NAMES = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
+AGENT_NAMES = ("random", "greedy", "ppo-baseline", "ppo-baseline-sample", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
 
 
 def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
@@ -31,6 +35,10 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from fruit_envs.agents.greedy import make_greedy
 
         return make_greedy(spec, config)
+    if name in ("ppo-baseline", "ppo-baseline-sample"):
+        from fruit_envs.agents.ppo import load_baseline
+
+        return load_baseline(spec, config, deterministic=name == "ppo-baseline")
     if name.startswith(("ppo:", "ppo-sample:")):
         kind, _, rest = name.partition(":")
         path = Path(rest)
