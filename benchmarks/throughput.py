@@ -12,8 +12,10 @@ PettingZoo classic `connect_four_v3` and `texas_holdem_v4` (AEC) and OpenSpiel `
 `goofspiel` through `pyspiel` (its C++ core). A peer that is not installed (`pip install -e .[peers]`)
 is skipped with a note, never faked.
 
-Writes `benchmarks/results/throughput.json`, `throughput.md` and `throughput.png` (log-log
-steps/s against batch size, peers as horizontal lines); `--update-readme` refreshes the README table.
+Writes `throughput.json`, `throughput.md` and `throughput.png` (log-log steps/s against batch size,
+peers as horizontal lines) to `--out`, by default `results/` under the current directory.
+`--update-readme` (in a source checkout only) refreshes the README's table and writes the files beside
+it, to the checkout's `benchmarks/results/`, unless `--out` says otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import platform
 import random
 import re
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,12 +35,11 @@ from pathlib import Path
 import numpy as np
 
 import fruit_envs
+from fruit_envs._checkout import checkout_root, provenance
+from fruit_envs._cli import prog
 from fruit_envs.core import rng as frng
 from fruit_envs.core.aec import FruitAECEnv
 from fruit_envs.core.spec import get_spec
-
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 @dataclass
@@ -313,17 +315,39 @@ def plot(results: list[Measurement], path: Path) -> None:
     plt.close(fig)
 
 
-def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
+README_BLOCK = re.compile(r"<!-- throughput:start -->.*?<!-- throughput:end -->", flags=re.S)
+
+
+def checkout_readme() -> Path:
+    """The checkout's README, whose throughput table `--update-readme` replaces; a clear ValueError elsewhere."""
+    root = checkout_root()
+    if root is None:
+        raise ValueError(
+            "--update-readme refreshes the README of a source checkout, and this fruit_envs is an installed "
+            "package; run it from a checkout of the repository, or leave the flag out"
+        )
+    readme = root / "README.md"
+    if not readme.is_file() or len(README_BLOCK.findall(readme.read_text())) != 1:
+        raise ValueError(f"{readme} has no <!-- throughput:start --> ... <!-- throughput:end --> block")
+    return readme
+
+
+def update_readme(table: str, readme: Path) -> None:
     text = readme.read_text()
     block = f"<!-- throughput:start -->\n{table}<!-- throughput:end -->"
-    new, count = re.subn(r"<!-- throughput:start -->.*?<!-- throughput:end -->", block, text, flags=re.S)
+    new, count = README_BLOCK.subn(lambda _: block, text)
     if count != 1:
         raise ValueError("README has no <!-- throughput:start --> ... <!-- throughput:end --> block")
     readme.write_text(new)
 
 
-def main(argv: list[str] | None = None) -> list[Measurement]:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def benchmark(argv: list[str] | None = None) -> list[Measurement]:
+    """Parse the command line, measure, write the results and print the table; bad input is a ValueError."""
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.throughput"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--games",
         nargs="+",
@@ -338,9 +362,20 @@ def main(argv: list[str] | None = None) -> list[Measurement]:
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the sharded runs")
     parser.add_argument("--no-peers", action="store_true", help="skip the peer libraries")
     parser.add_argument("--quick", action="store_true", help="0.3 s per measurement, sizes 1 64 4096")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for throughput.json/.md/.png")
-    parser.add_argument("--update-readme", action="store_true", help="replace the README's throughput table")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for throughput.json/.md/.png (default: ./results; with --update-readme the checkout's "
+        "benchmarks/results)",
+    )
+    parser.add_argument(
+        "--update-readme", action="store_true", help="replace the README's throughput table (a source checkout only)"
+    )
     args = parser.parse_args(argv)
+    readme = checkout_readme() if args.update_readme else None
+    if args.out is None:
+        args.out = readme.parent / "benchmarks" / "results" if readme is not None else Path("results")
     if args.quick:
         args.seconds, args.sizes = 0.3, [1, 64, 4096]
     for game in args.games:
@@ -350,6 +385,7 @@ def main(argv: list[str] | None = None) -> list[Measurement]:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"numpy {np.__version__}",
+        **provenance(),  # the git commit, from a checkout only
     }
     table = markdown(results, notes, meta)
     print("\n" + table)
@@ -358,11 +394,22 @@ def main(argv: list[str] | None = None) -> list[Measurement]:
     (args.out / "throughput.json").write_text(json.dumps(payload, indent=2))
     (args.out / "throughput.md").write_text(table)
     plot(results, args.out / "throughput.png")
-    if args.update_readme:
-        update_readme(table)
+    if readme is not None:
+        update_readme(table, readme)
+        print(f"table replaced in {readme}")
     print(f"written to {args.out}/throughput.json, .md and .png")
     return results
 
 
+def main(argv: list[str] | None = None) -> int:
+    """The command: exit status 0, or 2 with a message naming what was wrong."""
+    try:
+        benchmark(argv)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -17,7 +17,7 @@ from fruit_envs import (
 from fruit_envs.core import IllegalActionError, get_spec, registered_games
 from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place the version is written: pyproject reads it (dynamic = ["version"])
 
 
 def register_envs() -> None:

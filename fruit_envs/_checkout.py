@@ -1,4 +1,4 @@
-"""Where `fruit_envs.agents`, `fruit_envs.training` and `fruit_envs.benchmarks` live.
+"""Where `fruit_envs.agents`, `fruit_envs.training` and `fruit_envs.benchmarks` live, and what only a checkout has.
 
 A wheel installs them inside this package (pyproject's `package-dir` maps the repository's top-level
 folders there). In a checkout they stay the repository's top-level folders `agents/`, `training/` and
@@ -36,3 +36,39 @@ class _CheckoutFinder(importlib.abc.MetaPathFinder):
 
 if _CHECKOUT_FOLDERS and not any(isinstance(f, _CheckoutFinder) for f in sys.meta_path):
     sys.meta_path.insert(0, _CheckoutFinder())
+
+
+def checkout_root() -> Path | None:
+    """The repository folder when `fruit_envs` runs from a checkout (plain or editable), else None (a wheel).
+
+    Scripts use it for what only a checkout has: the git commit of a run, the README a benchmark refreshes.
+    """
+    root = _HERE.parent
+    return root if (root / "pyproject.toml").is_file() and _CHECKOUT_FOLDERS else None
+
+
+def provenance() -> dict:
+    """`{"git": {"commit", "dirty"}}` when run from a git checkout of this project, `{}` otherwise.
+
+    The commit is read only from the checkout's own repository: a wheel installed in a venv that sits
+    inside some other git repository must not record that repository's commit as ours.
+    """
+    import subprocess
+
+    root = checkout_root()
+    if root is None:
+        return {}
+
+    def git(*args: str) -> str | None:
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    try:
+        top = git("rev-parse", "--show-toplevel")
+        if top is None or Path(top).resolve() != root:
+            return {}
+        commit = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain")
+    except (OSError, subprocess.SubprocessError):  # no git on this machine, or it hung
+        return {}
+    return {"git": {"commit": commit, "dirty": bool(dirty)}} if commit else {}

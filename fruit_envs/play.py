@@ -27,6 +27,7 @@ from typing import TextIO
 import numpy as np
 
 import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs._cli import prog
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
@@ -244,6 +245,8 @@ class Session:
         winners = outcome["winners"]
         if self.config.num_players == 1:
             verdict = f"final score {outcome['scores'][0]}"  # nobody to beat
+        elif outcome["truncated"]:
+            verdict = "the game was cut off by the engine's cap (truncated): nobody wins"
         elif self.seat in winners:
             verdict = "you win!" if len(winners) == 1 else "you share the win"
         else:
@@ -284,7 +287,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     parser = argparse.ArgumentParser(
-        prog="python -m fruit_envs.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog("fruit_envs.play"), description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--game", required=True, help="registered game id, e.g. cherry_picking")
     parser.add_argument(

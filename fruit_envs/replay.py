@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs._cli import prog
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core.spec import get_spec
@@ -47,6 +48,9 @@ def header(record: frecord.GameRecord, index: int) -> str:
 def outcome_line(record: frecord.GameRecord, outcome: dict | None) -> str:
     if outcome is None:
         return "not finished"
+    if outcome.get("truncated") and not outcome.get("illegal"):
+        leading = ", ".join(record.label(k) for k in outcome.get("leading", [])) or "nobody"
+        return f"scores {outcome['scores']}, truncated (cut off by a cap): no winner; leading: {leading}"
     winners = ", ".join(record.label(k) for k in outcome["winners"]) or "nobody"
     line = f"scores {outcome['scores']}, winner{'s' if len(outcome['winners']) > 1 else ''}: {winners}"
     if outcome.get("illegal"):
@@ -89,7 +93,7 @@ def frames(replay: frecord.Replay, seat: int | None, every: int = 1, limit: int 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = argparse.ArgumentParser(
-        prog="python -m fruit_envs.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog("fruit_envs.replay"), description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("file", type=Path, help="JSON-lines file of game records")
     parser.add_argument("--index", type=int, default=None, help="only the game at this index (0 = first line)")

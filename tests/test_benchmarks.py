@@ -14,7 +14,7 @@ PEERS_INSTALLED = all(importlib.util.find_spec(m) for m in ("pyspiel", "rlcard",
 
 
 def test_throughput_writes_json_markdown_and_plot(tmp_path):
-    results = throughput.main(
+    results = throughput.benchmark(
         [
             "--games",
             "cherry_picking",
@@ -107,9 +107,11 @@ def test_a_missing_peer_is_skipped_with_a_note_never_faked(tmp_path, monkeypatch
     assert "openspiel:mancala skipped" in (tmp_path / "throughput.md").read_text()
 
 
-def test_unknown_game_fails_before_measuring(tmp_path):
+def test_unknown_game_fails_before_measuring(tmp_path, capsys):
     with pytest.raises(ValueError, match="unknown game 'chess'"):
-        throughput.main(["--games", "chess", "--out", str(tmp_path)])
+        throughput.benchmark(["--games", "chess", "--out", str(tmp_path)])
+    assert throughput.main(["--games", "chess", "--out", str(tmp_path)]) == 2
+    assert "error: unknown game 'chess'" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
