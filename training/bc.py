@@ -1,7 +1,7 @@
 """Behaviour cloning warm start: a PPO policy first imitates a baseline agent on batched games.
 
-The batched rules play thousands of games of the teacher (the greedy agent by default) against
-itself in seconds. Every decision of every seat becomes a sample: the seat's observation and legal
+The batched rules play thousands of games of the teacher (the greedy agent by default, or the search
+agent, which also sees the state it re-samples from) against itself in one batch. Every decision of every seat becomes a sample: the seat's observation and legal
 mask, the teacher's action, and the value target the learner will later estimate, the seat's return
 from that decision on (its outcome, less the shaping potential when potential-based shaping is used).
 `pretrain` then fits the policy's masked action distribution (cross-entropy) and its value head
@@ -61,7 +61,8 @@ def demonstrations(
         seats = sub.to_move.astype(np.int64)
         obs = rules.observe(sub, seats)
         mask = rules.legal_mask(sub)
-        actions = np.asarray(teacher.act(obs, mask, gen), dtype=np.int64)
+        extra = {"state": sub, "seats": seats} if getattr(teacher, "needs_state", False) else {}
+        actions = np.asarray(teacher.act(obs, mask, gen, **extra), dtype=np.int64)
         obs_log.append(obs.astype(np.float32))
         mask_log.append(mask)
         action_log.append(actions)
