@@ -1,16 +1,21 @@
 """Behaviour cloning warm start: a PPO policy first imitates a baseline agent on batched games.
 
 The batched rules play thousands of games of the teacher (the greedy agent by default, or the search
-agent, which also sees the state it re-samples from) against itself in one batch. Every decision of every seat becomes a sample: the seat's observation and legal
-mask, the teacher's action, and the value target the learner will later estimate, the seat's return
-from that decision on (its outcome, less the shaping potential when potential-based shaping is used).
-`pretrain` then fits the policy's masked action distribution (cross-entropy) and its value head
-(mean squared error) before PPO starts, so PPO refines a policy that already plays like the teacher.
+agent, which also gets the states it re-samples from) against itself in one batch. Every decision of
+every seat becomes a sample: the seat's observation and legal mask, the teacher's action, the seat's
+return from that decision on and its score margin there (the value target of a learner with
+potential-based shaping is the return less the shaped potential). `pretrain` then fits the policy's
+masked action distribution (cross-entropy) and its value head (mean squared error) before PPO starts,
+so PPO refines a policy that already plays like the teacher. A slow teacher is played once and saved
+(`python -m fruit_envs.training.bc ... --out FILE.npz`, then `train_ppo --bc-data FILE.npz`).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -21,16 +26,59 @@ from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards
 
 @dataclass
 class Demonstrations:
-    """Teacher decisions: `obs (N, O)`, `mask (N, A)` bool, `actions (N,)`, `returns (N,)` float32."""
+    """Teacher decisions: `obs (N, O)`, `mask (N, A)` bool, `actions (N,)`, `returns (N,)` (the seat's
+    return from the decision on) and `potential (N,)` (its score margin there, for shaped value targets)."""
 
     obs: np.ndarray
     mask: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
-    games: int
+    potential: np.ndarray
+    meta: dict
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def value_targets(self, shaping: float = 0.0) -> np.ndarray:
+        """What a learner's value head estimates with gamma = 1 under potential-based shaping `shaping`."""
+        return (self.returns - shaping * self.potential).astype(np.float32)
+
+    def save(self, path: str | Path) -> None:
+        """One compressed `.npz` file, with what made it (game, rules version, config, teacher) as JSON."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            obs=self.obs,
+            mask=self.mask,
+            actions=self.actions,
+            returns=self.returns,
+            potential=self.potential,
+            meta=np.array(json.dumps(self.meta)),
+        )
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | Path, spec: GameSpec | None = None, config: Config | None = None) -> Demonstrations:
+        """Read `save`'s file; with `spec` and `config`, refuse demonstrations of another game, rules
+        version or observation size."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"--bc-data {path}: no such file")
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            demos = cls(data["obs"], data["mask"], data["actions"], data["returns"], data["potential"], meta)
+        if spec is not None and config is not None:
+            want = {
+                "game": spec.id,
+                "rules_version": spec.version,
+                "observation_shape": list(spec.observation_shape(config)),
+            }
+            have = {key: meta.get(key) for key in want}
+            if have != want:
+                raise ValueError(f"demonstrations {path} are of {have}, but this run needs {want}")
+        return demos
 
 
 def demonstrations(
@@ -39,13 +87,11 @@ def demonstrations(
     teacher,
     games: int,
     seed: int = 0,
-    shaping: float = 0.0,
 ) -> Demonstrations:
     """Play `games` games with `teacher` in every seat, in one batch, and keep every decision.
 
-    The return of a decision is the seat's terminal reward (`config.reward == "terminal"`) or the
-    rewards it collects from then on (`"score"`), minus `shaping` times its potential at the decision
-    (what a potential-shaped learner's value estimates with gamma = 1)."""
+    The return of a decision is the seat's terminal reward (`config.reward == "terminal"`; 0 in a game
+    cut off by a cap) or the rewards it collects from then on (`"score"`)."""
     spec = get_spec(game)
     rules = spec.rules
     gen = np.random.default_rng(seed)
@@ -68,7 +114,7 @@ def demonstrations(
         action_log.append(actions)
         game_log.append(live)
         seat_log.append(seats)
-        phi_log.append(score_margin(spec, sub, seats) if shaping else np.zeros(len(live)))
+        phi_log.append(score_margin(spec, sub, seats))
         collected_log.append(collected[live, seats].copy())
         full = np.zeros(games, dtype=np.int64)
         full[live] = actions
@@ -83,13 +129,23 @@ def demonstrations(
         returns = final[g, k]
     else:
         returns = collected[g, k] - np.concatenate(collected_log)
-    returns = returns - shaping * np.concatenate(phi_log)
+    meta = {
+        "game": spec.id,
+        "rules_version": spec.version,
+        "num_players": p,
+        "config": repr(config),
+        "observation_shape": list(spec.observation_shape(config)),
+        "teacher": getattr(teacher, "name", type(teacher).__name__),
+        "games": games,
+        "seed": seed,
+    }
     return Demonstrations(
         obs=np.concatenate(obs_log),
         mask=np.concatenate(mask_log),
         actions=np.concatenate(action_log),
         returns=returns.astype(np.float32),
-        games=games,
+        potential=np.concatenate(phi_log).astype(np.float32),
+        meta=meta,
     )
 
 
@@ -101,6 +157,7 @@ def pretrain(
     learning_rate: float = 1e-3,
     value_coef: float = 0.5,
     seed: int = 0,
+    shaping: float = 0.0,
 ) -> list[dict]:
     """Fit a MaskableActorCriticPolicy to the demonstrations; returns per-epoch mean losses and accuracy."""
     import torch
@@ -110,7 +167,7 @@ def pretrain(
     obs = torch.as_tensor(data.obs)
     mask = torch.as_tensor(data.mask)
     actions = torch.as_tensor(data.actions)
-    returns = torch.as_tensor(data.returns)
+    returns = torch.as_tensor(data.value_targets(shaping))
     history = []
     policy.set_training_mode(True)
     for epoch in range(epochs):
@@ -138,3 +195,39 @@ def pretrain(
         history.append({"epoch": epoch + 1, **{k: round(v, 5) for k, v in totals.items()}})
     policy.set_training_mode(False)
     return history
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play and save demonstrations once, for `train_ppo --bc-data` (a slow teacher such as search)."""
+    import argparse
+    import time
+
+    from fruit_envs._cli import prog
+    from fruit_envs.agents import make_agent
+
+    parser = argparse.ArgumentParser(prog=prog("fruit_envs.training.bc"), description=main.__doc__)
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--teacher", default="greedy", help="an agent name (greedy, search, search:rollouts=64, ...)")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True, help="the .npz file to write")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be positive, got {args.games}")
+    if not args.out.endswith(".npz"):
+        parser.error(f"--out must name a .npz file, got {args.out}")
+    spec = get_spec(args.game)
+    config = spec.make_config(args.num_players)
+    teacher = make_agent(args.teacher, spec, config)
+    started = time.time()
+    data = demonstrations(spec, config, teacher, args.games, seed=args.seed)
+    data.meta["teacher"] = args.teacher
+    data.meta["seconds"] = round(time.time() - started, 1)
+    data.save(args.out)
+    print(f"{len(data):,} decisions of {args.games:,} {args.teacher} games in {data.meta['seconds']} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

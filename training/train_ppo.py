@@ -124,7 +124,10 @@ class Args:
     """behaviour cloning warm start: before PPO, the policy imitates `bc_teacher` on this many batched
     games of the teacher against itself (and its value head learns their returns); 0 = off"""
     bc_teacher: str = "greedy"
-    """the agent imitated by the warm start"""
+    """the agent imitated by the warm start (any agent name: greedy, search, search:rollouts=64, ...)"""
+    bc_data: str | None = None
+    """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
+    playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
     bc_epochs: int = 10
     """passes over the warm start's demonstrations"""
     bc_learning_rate: float = 1e-3
@@ -721,7 +724,7 @@ def train(args: Args) -> dict:
         def _on_training_end(self):
             self.bar.close()
 
-    if resume_dir is None and args.bc_games > 0:
+    if resume_dir is None and (args.bc_games > 0 or args.bc_data):
         warm_start(args, spec, config, model, run_dir)
         run_evaluation(0)
 
@@ -759,16 +762,28 @@ def train(args: Args) -> dict:
 def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
     """Behaviour cloning: the policy imitates `bc_teacher` before PPO starts (history in bc.json)."""
     from fruit_envs.agents import make_agent
-    from fruit_envs.training.bc import demonstrations, pretrain
+    from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
 
     started = time.time()
-    teacher = make_agent(args.bc_teacher, spec, config)
-    data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed, shaping=args.shaping)
+    if args.bc_data:
+        data = Demonstrations.load(args.bc_data, spec, config)
+    else:
+        teacher = make_agent(args.bc_teacher, spec, config)
+        data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed)
+        data.meta["teacher"] = args.bc_teacher
     played = time.time() - started
-    history = pretrain(model.policy, data, epochs=args.bc_epochs, learning_rate=args.bc_learning_rate, seed=args.seed)
+    history = pretrain(
+        model.policy,
+        data,
+        epochs=args.bc_epochs,
+        learning_rate=args.bc_learning_rate,
+        seed=args.seed,
+        shaping=args.shaping,
+    )
     report = {
-        "teacher": args.bc_teacher,
-        "games": args.bc_games,
+        "teacher": data.meta["teacher"],
+        "games": data.meta["games"],
+        "data": args.bc_data,
         "decisions": len(data),
         "seconds_playing": round(played, 1),
         "seconds_fitting": round(time.time() - started - played, 1),
@@ -777,7 +792,7 @@ def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
     atomic_write_text(run_dir / "bc.json", json.dumps(report, indent=2))
     last = history[-1]
     print(
-        f"warm start: imitated {args.bc_teacher} on {len(data):,} decisions of {args.bc_games:,} games, "
+        f"warm start: imitated {report['teacher']} on {len(data):,} decisions of {report['games']:,} games, "
         f"accuracy {last['accuracy']:.3f}, value loss {last['value_loss']:.3f}",
         file=sys.stderr,
     )
