@@ -12,7 +12,7 @@ from fruit_envs import get_spec
 from fruit_envs.agents import make_agent
 from fruit_envs.core.shaping import score_margin
 from fruit_envs.training import train_ppo
-from fruit_envs.training.bc import demonstrations, pretrain
+from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in train_ppo.RECIPES.glob("*.yaml")))
@@ -51,6 +51,43 @@ def test_demonstrations_are_the_teachers_legal_decisions_with_their_returns(game
         assert set(np.unique(data.returns)) <= {-1.0, 0.0, 1.0}
     again = demonstrations(spec, config, greedy, 6, seed=3)
     assert np.array_equal(again.actions, data.actions) and np.array_equal(again.returns, data.returns)
+
+
+def test_demonstrations_round_trip_and_refuse_another_game(tmp_path):
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    data = demonstrations(spec, config, make_agent("greedy", spec, config), 4, seed=1)
+    path = tmp_path / "demos.npz"
+    data.save(path)
+    back = Demonstrations.load(path, spec, config)
+    assert np.array_equal(back.obs, data.obs) and np.array_equal(back.actions, data.actions)
+    assert back.meta["game"] == "cherry_picking" and back.meta["games"] == 4
+    c = 0.1
+    assert np.allclose(back.value_targets(c), data.returns - c * data.potential)
+    with pytest.raises(ValueError, match="demonstrations .* are of .*cherry_picking.* but this run needs"):
+        Demonstrations.load(path, get_spec("fruit_picking"), get_spec("fruit_picking").make_config(2))
+    with pytest.raises(ValueError, match="no such file"):
+        Demonstrations.load(tmp_path / "missing.npz")
+
+
+def test_a_teacher_that_needs_the_state_gets_the_games_it_decides():
+    """A teacher with `needs_state` (search) is called with the true state of each live game and its seat."""
+    spec = get_spec("juicy_fruits")
+    config = spec.make_config(2)
+    greedy = make_agent("greedy", spec, config)
+    calls = []
+
+    class Peeking:
+        needs_state = True
+
+        def act(self, obs, mask, rng, state, seats):
+            assert state.batch_size == len(obs) == len(seats)
+            assert np.array_equal(spec.rules.observe(state, seats), obs)
+            calls.append(len(obs))
+            return greedy.act(obs, mask, rng)
+
+    data = demonstrations(spec, config, Peeking(), 3, seed=2)
+    assert sum(calls) == len(data) > 0
 
 
 def test_warm_start_imitates_the_teacher():

@@ -21,19 +21,17 @@ class FruitSB3VecEnv(VecEnv):
     """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos;
     `record=PATH` appends every finished game to a JSON-lines file.
 
-<<<<<<< HEAD
     `shaping=c` adds potential-based shaping (Ng, Harada and Russell, 1999) to the learner's reward:
     `c * (gamma * phi(next) - phi(now))`, phi being the learner's running score margin (its score minus
     the best other seat's, from the rules' `potential` or `final_scores`) and 0 once a game is over.
     It densifies the signal without changing which policies are optimal; `shaping_gamma` must equal
-    the learner's discount. Episode returns in the infos stay the unshaped ones."""
-=======
+    the learner's discount. Episode returns in the infos stay the unshaped ones.
+
     A game ended by its rules has `TimeLimit.truncated=False` and its reward holds the outcome; a game
     cut off by a cap (truncated, see `fruit_envs.core.spec.outcome_rewards`) has `TimeLimit.truncated=True`
     and a reward without outcome, so SB3 bootstraps from `terminal_observation` instead. Every finished
     game's info has `outcome` (+1 win, -1 loss, 0 draw or truncated) and `is_success` (a win).
     """
->>>>>>> integrate
 
     def __init__(
         self,
