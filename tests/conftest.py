@@ -5,6 +5,7 @@ from __future__ import annotations
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs.core.spec import registered_games
 
+
 def game_ids() -> list[str]:
     return [spec.id for spec in registered_games()]
 
