@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from fruit_envs._cli import prog
 from fruit_envs.agents.ppo import BASELINES, shipped_baselines
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -96,7 +97,7 @@ def retrain(games: list[str] | None, runs_dir: Path, out: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m fruit_envs.training.baselines",
+        prog=prog("fruit_envs.training.baselines"),
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
