@@ -138,6 +138,7 @@ def test_shaping_telescopes_to_the_start_potential():
 def test_tiny_recipe_run_with_warm_start_and_curriculum(tmp_path, capsys):
     runs = tmp_path / "runs"
     argv = ["--recipe", "cherry_picking", "--total-timesteps", "1024", "--bc-games", "20", "--bc-epochs", "1"]
+    argv += ["--bc-teacher", "greedy"]
     argv += ["--greedy-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size", "64"]
     argv += ["--eval-every", "100000", "--eval-games", "8", "--net-arch", "32", "32", "--no-progress"]
     assert train_ppo.main([*argv, "--runs-dir", str(runs)]) == 0
