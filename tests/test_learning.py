@@ -90,6 +90,25 @@ def test_a_teacher_that_needs_the_state_gets_the_games_it_decides():
     assert sum(calls) == len(data) > 0
 
 
+def test_games_cut_off_by_a_cap_are_not_demonstrations():
+    """A teacher that passes whenever it may stalls Juicy Fruits to the round cap: those games are
+    truncated, pay no outcome, and none of their decisions is kept."""
+    from fruit_envs.games.juicy_fruits import rules as jf
+
+    spec = get_spec("juicy_fruits")
+    config = spec.make_config(2)
+    greedy = make_agent("greedy", spec, config)
+
+    class Staller:
+        def act(self, obs, mask, rng):
+            return np.where(mask[:, jf.PASS], jf.PASS, greedy.act(obs, mask, rng))
+
+    data = demonstrations(spec, config, Staller(), 2, seed=0)
+    assert data.meta["truncated_games"] == 2 and len(data) == 0
+    mixed = demonstrations(spec, config, greedy, 4, seed=0)
+    assert mixed.meta["truncated_games"] == 0 and len(mixed) > 0
+
+
 def test_warm_start_imitates_the_teacher():
     """A small policy fitted to greedy's Cherry Picking decisions agrees with greedy far more often than chance."""
     torch = pytest.importorskip("torch")

@@ -90,8 +90,10 @@ def demonstrations(
 ) -> Demonstrations:
     """Play `games` games with `teacher` in every seat, in one batch, and keep every decision.
 
-    The return of a decision is the seat's terminal reward (`config.reward == "terminal"`; 0 in a game
-    cut off by a cap) or the rewards it collects from then on (`"score"`)."""
+    The return of a decision is the seat's terminal reward (`config.reward == "terminal"`) or the
+    rewards it collects from then on (`"score"`). Games a cap cut off (truncated) are left out: play
+    that reaches no result is nothing to imitate (two search agents stall many Juicy Fruits games);
+    `meta["truncated_games"]` counts them."""
     spec = get_spec(game)
     rules = spec.rules
     gen = np.random.default_rng(seed)
@@ -124,11 +126,11 @@ def demonstrations(
         raise RuntimeError("teacher games outlived the declared maximum length")
     g, k = np.concatenate(game_log), np.concatenate(seat_log)
     if config.reward == "terminal":
-        final = outcome_rewards(rules.winners(state)).astype(np.float64)
-        final[state.truncated] = 0.0  # a game cut off by a cap pays no outcome
-        returns = final[g, k]
+        returns = outcome_rewards(rules.winners(state)).astype(np.float64)[g, k]
     else:
         returns = collected[g, k] - np.concatenate(collected_log)
+    # A game cut off by a cap shows play that reaches no result (stalling): it is not a demonstration.
+    keep = ~state.truncated[g]
     meta = {
         "game": spec.id,
         "rules_version": spec.version,
@@ -137,14 +139,15 @@ def demonstrations(
         "observation_shape": list(spec.observation_shape(config)),
         "teacher": getattr(teacher, "name", type(teacher).__name__),
         "games": games,
+        "truncated_games": int(state.truncated.sum()),
         "seed": seed,
     }
     return Demonstrations(
-        obs=np.concatenate(obs_log),
-        mask=np.concatenate(mask_log),
-        actions=np.concatenate(action_log),
-        returns=returns.astype(np.float32),
-        potential=np.concatenate(phi_log).astype(np.float32),
+        obs=np.concatenate(obs_log)[keep],
+        mask=np.concatenate(mask_log)[keep],
+        actions=np.concatenate(action_log)[keep],
+        returns=returns[keep].astype(np.float32),
+        potential=np.concatenate(phi_log)[keep].astype(np.float32),
         meta=meta,
     )
 
