@@ -45,9 +45,9 @@ def test_a_baseline_of_other_rules_is_refused(tmp_path, monkeypatch):
     policy, meta_path = baseline_files(spec, players)
     meta = json.loads(meta_path.read_text())
     (tmp_path / policy.name).write_bytes(policy.read_bytes())
-    (tmp_path / meta_path.name).write_text(json.dumps({**meta, "rules_version": meta["rules_version"] - 1}))
+    (tmp_path / meta_path.name).write_text(json.dumps({**meta, "rules_version": meta["rules_version"] + 1}))
     monkeypatch.setattr(ppo, "BASELINES", tmp_path)
-    with pytest.raises(ValueError, match=r"trained on rules v\d+ .* installed rules are v\d+.*retrain"):
+    with pytest.raises(ValueError, match=r"trained on rules v\d+ .* installed rules are v\d+.*Retrain"):
         load_baseline(spec, spec.make_config(players))
     (tmp_path / meta_path.name).write_text(json.dumps({**meta, "observation_shape": [1]}))
     with pytest.raises(ValueError, match=r"observations of shape \(1,\)"):
