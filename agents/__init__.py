@@ -1,9 +1,14 @@
 """Baseline agents behind one batched interface: `act(obs (B, O), mask (B, A) bool, rng) -> (B,) int`.
 
-`make_agent("random" | "greedy" | "search[:OPTIONS]" | "ppo:PATH" | "ppo-sample:PATH" | "rllib:PATH", game, config)`
-builds one by name (`search`: rollouts from sampled positions, options like `search:rollouts=128,depth=end`, see
-`agents/search.py`; `ppo:` plays the policy's most likely legal action, `ppo-sample:` samples from the masked policy;
-`rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint; needs the distributed extra).
+`make_agent(name, game, config)` builds one by name:
+
+* `random`, `greedy` (one heuristic per game);
+* `search[:OPTIONS]`: rollouts from sampled positions, options like `search:rollouts=128,depth=end`
+  (see `agents/search.py`);
+* `ppo-baseline` / `ppo-baseline-sample`: the PPO policy shipped with the package for the game and
+  player count (argmax / sampled from the masked policy; `agents/baselines/`);
+* `ppo:PATH` / `ppo-sample:PATH`: a MaskablePPO model or policy file;
+* `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint (distributed extra).
 
 An agent that sets `needs_state = True` (search) also takes the true state of the games it decides:
 `act(obs, mask, rng, state=<those games>, seats=<(B,) seat to move>)`; `state_kwargs` builds those arguments.
@@ -20,7 +25,16 @@ from fruit_envs.agents.base import Agent, state_kwargs  # noqa: E402
 from fruit_envs.agents.random import RandomAgent  # noqa: E402
 from fruit_envs.core.spec import Config, GameSpec, get_spec  # noqa: E402
 
-AGENT_NAMES = ("random", "greedy", "search[:OPTIONS]", "ppo:PATH", "ppo-sample:PATH", "rllib:PATH")
+AGENT_NAMES = (
+    "random",
+    "greedy",
+    "search[:OPTIONS]",
+    "ppo-baseline",
+    "ppo-baseline-sample",
+    "ppo:PATH",
+    "ppo-sample:PATH",
+    "rllib:PATH",
+)
 
 
 def split_agent_list(text: str) -> list[str]:
@@ -49,6 +63,10 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from fruit_envs.agents.greedy import make_greedy
 
         return make_greedy(spec, config)
+    if name in ("ppo-baseline", "ppo-baseline-sample"):
+        from fruit_envs.agents.ppo import load_baseline
+
+        return load_baseline(spec, config, deterministic=name == "ppo-baseline")
     if name == "search" or name.startswith("search:"):
         from fruit_envs.agents.search import make_search
 

@@ -77,3 +77,48 @@ class PPOAgent:
 
     def __repr__(self) -> str:
         return f"PPOAgent({self.path or 'in-memory model'}, deterministic={self.deterministic})"
+
+
+BASELINES = Path(__file__).resolve().parent / "baselines"
+
+
+def baseline_files(spec: GameSpec, num_players: int) -> tuple[Path, Path]:
+    """The shipped policy of a game and player count, and its metadata (`<game>_<n>p.zip` / `.json`)."""
+    stem = BASELINES / f"{spec.id}_{num_players}p"
+    return stem.with_suffix(".zip"), stem.with_suffix(".json")
+
+
+def shipped_baselines() -> list[dict]:
+    """Metadata of every shipped PPO baseline."""
+    import json
+
+    return [json.loads(path.read_text()) for path in sorted(BASELINES.glob("*.json"))]
+
+
+def load_baseline(game: str | GameSpec, config: Config, deterministic: bool = True) -> PPOAgent:
+    """The PPO policy shipped with the package for this game and player count.
+
+    It was trained on one rules version and observation size (its `.json` says which); another is
+    refused with a clear message rather than played with the wrong meaning."""
+    import json
+
+    spec = get_spec(game)
+    policy_path, meta_path = baseline_files(spec, config.num_players)
+    if not meta_path.is_file() or not policy_path.is_file():
+        have = [f"{m['game']} ({m['num_players']} players)" for m in shipped_baselines()]
+        raise ValueError(
+            f"no PPO baseline is shipped for {spec.name} with {config.num_players} players; shipped: {have}. "
+            f"Train one with: python -m fruit_envs.training.train_ppo --recipe {spec.id}"
+        )
+    meta = json.loads(meta_path.read_text())
+    expected = list(spec.observation_shape(config))
+    if meta["rules_version"] != spec.version or meta["observation_shape"] != expected:
+        raise ValueError(
+            f"the shipped PPO baseline for {spec.name} was trained on rules v{meta['rules_version']} with "
+            f"observations of shape {tuple(meta['observation_shape'])}; the installed rules are v{spec.version} "
+            f"with {tuple(expected)}. Retrain it: python -m fruit_envs.training.baselines retrain --games {spec.id}"
+        )
+    agent = PPOAgent(policy_path, spec, config, deterministic=deterministic)
+    agent.name = "ppo-baseline" if deterministic else "ppo-baseline-sample"
+    agent.meta = meta
+    return agent

@@ -59,6 +59,8 @@ def test_console_scripts_are_the_user_facing_commands():
     assert SCRIPTS == {
         "fruit-envs-train": "fruit_envs.training.train_ppo:main",
         "fruit-envs-train-rllib": "fruit_envs.training.train_rllib:main",
+        "fruit-envs-demonstrations": "fruit_envs.training.bc:main",
+        "fruit-envs-baselines": "fruit_envs.training.baselines:main",
         "fruit-envs-tournament": "fruit_envs.benchmarks.tournament:main",
         "fruit-envs-throughput": "fruit_envs.benchmarks.throughput:main",
         "fruit-envs-truncation": "fruit_envs.benchmarks.truncation:main",
@@ -289,6 +291,10 @@ def test_the_wheel_installs_only_fruit_envs(wheel_venv):
     for package in ("agents", "training", "benchmarks"):
         assert f"fruit_envs/{package}/__init__.py" in names
     assert "fruit_envs/py.typed" in names
+    recipes = sorted(p.name for p in (ROOT / "training" / "recipes").glob("*.yaml"))
+    assert recipes and all(f"fruit_envs/training/recipes/{name}" in names for name in recipes)
+    shipped = sorted(p.name for p in (ROOT / "agents" / "baselines").glob("*.*"))
+    assert all(f"fruit_envs/agents/baselines/{name}" in names for name in shipped), "the PPO baselines ship"
     assert not [n for n in names if "/results/" in n], "the project's own results stay in the repository"
     assert f"Version: {version}" in metadata and "Classifier: Typing :: Typed" in metadata
     assert all(f"{script} = {target}" in entry_points for script, target in SCRIPTS.items())

@@ -19,6 +19,7 @@ agents' mean scores on the same seeded games.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import platform
@@ -113,6 +114,26 @@ class Args:
     """with --resume: train up to this many timesteps instead of the run's own total"""
     options: tuple[str, ...] = ()
     """game options as name=value, e.g. --options same_sort_bonus=once"""
+    recipe: str | None = None
+    """a training recipe: a name in training/recipes/ (e.g. cherry_picking) or a YAML file; its values
+    replace these defaults, and flags given on the command line override the recipe"""
+    shaping: float = 0.0
+    """potential-based reward shaping: this times the change of the learner's running score margin
+    (its score minus the best other seat's) is added to each reward; 0 = off. The optimum is unchanged"""
+    bc_games: int = 0
+    """behaviour cloning warm start: before PPO, the policy imitates `bc_teacher` on this many batched
+    games of the teacher against itself (and its value head learns their returns); 0 = off"""
+    bc_teacher: str = "greedy"
+    """the agent imitated by the warm start (any agent name: greedy, search, search:rollouts=64, ...)"""
+    bc_data: str | None = None
+    """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
+    playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
+    bc_epochs: int = 10
+    """passes over the warm start's demonstrations"""
+    bc_learning_rate: float = 1e-3
+    """Adam step size of the warm start"""
+    greedy_timesteps: int = 0
+    """curriculum: the first this many timesteps are played against greedy only, then `opponent` takes over"""
 
 
 PROGRESS_COLUMNS = [
@@ -560,6 +581,8 @@ def train(args: Args) -> dict:
         num_envs=args.num_envs,
         num_players=config.num_players,
         opponent="random" if args.opponent == "self-play" else args.opponent,
+        shaping=args.shaping,
+        shaping_gamma=args.gamma,
         **reward_option,
         **game_options,
     )
@@ -611,11 +634,22 @@ def train(args: Args) -> dict:
             run_dir, writer, progress_log, lambda: len(league) if league else 1, args.num_envs * args.n_steps
         )
     )
-    if league is not None:
-        env.set_opponents(*league.opponents())
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
     latest_eval: dict[str, dict] = {}
     record_games = run_dir / "eval_games.jsonl"  # --record-eval: every evaluation game
+
+    def choose_opponents(timesteps: int) -> None:
+        """Greedy alone during the curriculum's first `greedy_timesteps`, then the league (or `opponent`)."""
+        if solo:
+            return
+        if timesteps < args.greedy_timesteps:
+            env.set_opponents(baselines["greedy"])
+        elif league is not None:
+            env.set_opponents(*league.opponents())
+        else:
+            env.set_opponents(args.opponent)
+
+    choose_opponents(int(model.num_timesteps))
 
     def evaluate_baselines_alone() -> None:
         """One-player games: the baselines' mean scores on the evaluation games, logged once per run."""
@@ -722,7 +756,9 @@ def train(args: Args) -> dict:
             t = model.num_timesteps
             if league is not None and self.iterations % args.snapshot_every == 0:
                 league.add_snapshot(t)
-                env.set_opponents(*league.opponents())
+                choose_opponents(t)
+            elif t >= args.greedy_timesteps > t - args.num_envs * args.n_steps:  # the curriculum moves on
+                choose_opponents(t)
             if t >= self.next_eval:
                 run_evaluation(t)
                 self.next_eval += args.eval_every
@@ -738,6 +774,10 @@ def train(args: Args) -> dict:
 
         def _on_training_end(self):
             self.bar.close()
+
+    if resume_dir is None and (args.bc_games > 0 or args.bc_data):
+        warm_start(args, spec, config, model, run_dir)
+        run_evaluation(0)
 
     started = time.time()
     with Interrupted() as interrupted:
@@ -770,6 +810,45 @@ def train(args: Args) -> dict:
     return summary
 
 
+def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
+    """Behaviour cloning: the policy imitates `bc_teacher` before PPO starts (history in bc.json)."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
+
+    started = time.time()
+    if args.bc_data:
+        data = Demonstrations.load(args.bc_data, spec, config)
+    else:
+        teacher = make_agent(args.bc_teacher, spec, config)
+        data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed)
+        data.meta["teacher"] = args.bc_teacher
+    played = time.time() - started
+    history = pretrain(
+        model.policy,
+        data,
+        epochs=args.bc_epochs,
+        learning_rate=args.bc_learning_rate,
+        seed=args.seed,
+        shaping=args.shaping,
+    )
+    report = {
+        "teacher": data.meta["teacher"],
+        "games": data.meta["games"],
+        "data": args.bc_data,
+        "decisions": len(data),
+        "seconds_playing": round(played, 1),
+        "seconds_fitting": round(time.time() - started - played, 1),
+        "epochs": history,
+    }
+    atomic_write_text(run_dir / "bc.json", json.dumps(report, indent=2))
+    last = history[-1]
+    print(
+        f"warm start: imitated {report['teacher']} on {len(data):,} decisions of {report['games']:,} games, "
+        f"accuracy {last['accuracy']:.3f}, value loss {last['value_loss']:.3f}",
+        file=sys.stderr,
+    )
+
+
 WIN_SUMMARY = ("win_rate", "win_rate_low", "win_rate_high", "games", "truncated")
 SOLO_SUMMARY = ("mean_score", "score_low", "score_high", "games")
 
@@ -793,15 +872,65 @@ def print_summary(summary: dict) -> None:
     print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
 
 
+RECIPES = Path(__file__).resolve().parent / "recipes"
+
+
+def recipe_path(name: str) -> Path:
+    """The YAML file of a recipe given by name (training/recipes/<name>.yaml) or by path."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml"):
+        if not path.is_file():
+            raise ValueError(f"--recipe {name}: no such file")
+        return path
+    path = RECIPES / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in RECIPES.glob("*.yaml"))
+        raise ValueError(f"unknown recipe {name!r}; recipes are {known} (or pass a .yaml file)")
+    return path
+
+
+def load_recipe(name: str) -> Args:
+    """`Args` with a recipe's values in place of the defaults; unknown keys are an error."""
+    import yaml
+
+    path = recipe_path(name)
+    values = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(values, dict):
+        raise ValueError(f"recipe {path} must be a mapping of argument names to values")
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ValueError(f"recipe {path}: unknown argument(s) {unknown}")
+    for key, value in values.items():
+        if isinstance(value, list):
+            values[key] = tuple(value)
+        if key in ("runs_dir", "resume") and value is not None:
+            values[key] = Path(value)
+    return dataclasses.replace(Args(), **values, recipe=name)
+
+
+def _recipe_in(argv: list[str]) -> str | None:
+    for k, item in enumerate(argv):
+        if item == "--recipe" and k + 1 < len(argv):
+            return argv[k + 1]
+        if item.startswith("--recipe="):
+            return item.split("=", 1)[1]
+    return None
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
+    """Command-line arguments; with `--recipe` the recipe's values are the defaults the flags override."""
     import tyro
 
-    return tyro.cli(Args, args=argv, prog=prog("fruit_envs.training.train_ppo"), description=__doc__)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    name = _recipe_in(argv)
+    default = load_recipe(name) if name else Args()
+    return tyro.cli(Args, args=argv, prog=prog("fruit_envs.training.train_ppo"), description=__doc__, default=default)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
     try:
+        args = parse_args(argv)
         summary = train(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -20,12 +20,19 @@ except ImportError as error:  # exercised only without the extra
 from fruit_envs.core import validate
 from fruit_envs.core.engine import LearnerBatch, OpponentArg
 from fruit_envs.core.gym_env import _spaces
+from fruit_envs.core.shaping import score_margin
 from fruit_envs.core.spec import get_spec
 
 
 class FruitSB3VecEnv(VecEnv):
     """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos;
     `record=PATH` appends every finished game to a JSON-lines file.
+
+    `shaping=c` adds potential-based shaping (Ng, Harada and Russell, 1999) to the learner's reward:
+    `c * (gamma * phi(next) - phi(now))`, phi being the learner's running score margin (its score minus
+    the best other seat's, from the rules' `potential` or `final_scores`) and 0 once a game is over.
+    It densifies the signal without changing which policies are optimal; `shaping_gamma` must equal
+    the learner's discount. Episode returns in the infos stay the unshaped ones.
 
     A game ended by its rules has `TimeLimit.truncated=False` and its reward holds the outcome; a game
     cut off by a cap (truncated, see `fruit_envs.core.spec.outcome_rewards`) has `TimeLimit.truncated=True`
@@ -43,8 +50,15 @@ class FruitSB3VecEnv(VecEnv):
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
         record=None,
+        shaping: float = 0.0,
+        shaping_gamma: float = 1.0,
         **options,
     ):
+        if not np.isfinite(shaping) or not 0.0 <= shaping_gamma <= 1.0:
+            raise ValueError(
+                f"shaping must be a finite number and shaping_gamma in [0, 1], got {shaping}, {shaping_gamma}"
+            )
+        self.shaping, self.shaping_gamma = float(shaping), float(shaping_gamma)
         self.spec_ = get_spec(game)
         self.config = self.spec_.make_config(num_players, **options)
         self.batch = LearnerBatch(
@@ -89,10 +103,17 @@ class FruitSB3VecEnv(VecEnv):
             actions, self.num_envs, self.spec_.num_actions, f"{self.spec_.name}: actions"
         )
 
+    def _potential(self) -> np.ndarray:
+        return score_margin(self.spec_, self.batch.state, self.batch.seats)
+
     def step_wait(self):
+        before = self._potential() if self.shaping else None
         out = self.batch.step(self._actions)
         self._masks = out["mask"]
         done = out["terminated"] | out["truncated"]
+        if self.shaping:
+            after = np.where(done, 0.0, self._potential())  # a finished game's next state is terminal: phi = 0
+            out["reward"] = out["reward"] + self.shaping * (self.shaping_gamma * after - before)
         infos = [{} for _ in range(self.num_envs)]
         if done.any():
             elapsed = round(time.time() - self._started, 6)

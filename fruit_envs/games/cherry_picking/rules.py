@@ -414,6 +414,12 @@ def final_scores(state: State) -> np.ndarray:
     return state.scores.astype(np.int64)
 
 
+def potential(state: State) -> np.ndarray:
+    """`(n, P)` each seat's running score: finished sets plus what its harvest pile of this set would
+    score now (public: piles may be looked at any time; used for reward shaping)."""
+    return state.scores.astype(np.int64) + score_piles(state.piles, state.config.same_sort_bonus)
+
+
 def winners(state: State) -> np.ndarray:
     """`(n, P)` bool: the players with the highest total (meaningful once `done`)."""
     return state.scores == state.scores.max(axis=1, keepdims=True)

@@ -1,0 +1,170 @@
+"""What makes learning work: recipes, the behaviour cloning warm start and potential-based shaping."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import game_ids
+
+from fruit_envs import get_spec
+from fruit_envs.agents import make_agent
+from fruit_envs.core.shaping import score_margin
+from fruit_envs.training import train_ppo
+from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in train_ppo.RECIPES.glob("*.yaml")))
+def test_every_recipe_loads_and_names_a_registered_game(name):
+    args = train_ppo.load_recipe(name)
+    assert args.recipe == name
+    get_spec(args.game)  # a registered game
+    assert args.total_timesteps > 0
+
+
+def test_recipe_values_are_defaults_the_command_line_overrides():
+    args = train_ppo.parse_args(["--recipe", "cherry_picking", "--total-timesteps", "1234"])
+    recipe = train_ppo.load_recipe("cherry_picking")
+    assert args.total_timesteps == 1234 and recipe.total_timesteps != 1234
+    assert args.bc_games == recipe.bc_games and args.shaping == recipe.shaping
+
+
+def test_a_bad_recipe_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: cherry_picking\nlearning_rat: 0.1\n")
+    assert train_ppo.main(["--recipe", str(bad), "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert "unknown argument(s) ['learning_rat']" in capsys.readouterr().err
+    assert train_ppo.main(["--recipe", "chess", "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert "unknown recipe 'chess'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_demonstrations_are_the_teachers_legal_decisions_with_their_returns(game):
+    spec = get_spec(game)
+    config = spec.make_config()
+    greedy = make_agent("greedy", spec, config)
+    data = demonstrations(spec, config, greedy, 6, seed=3)
+    assert data.obs.shape == (len(data), *spec.observation_shape(config))
+    assert data.mask[np.arange(len(data)), data.actions].all(), "every demonstrated action is legal"
+    if config.reward == "terminal":
+        assert set(np.unique(data.returns)) <= {-1.0, 0.0, 1.0}
+    again = demonstrations(spec, config, greedy, 6, seed=3)
+    assert np.array_equal(again.actions, data.actions) and np.array_equal(again.returns, data.returns)
+
+
+def test_demonstrations_round_trip_and_refuse_another_game(tmp_path):
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    data = demonstrations(spec, config, make_agent("greedy", spec, config), 4, seed=1)
+    path = tmp_path / "demos.npz"
+    data.save(path)
+    back = Demonstrations.load(path, spec, config)
+    assert np.array_equal(back.obs, data.obs) and np.array_equal(back.actions, data.actions)
+    assert back.meta["game"] == "cherry_picking" and back.meta["games"] == 4
+    c = 0.1
+    assert np.allclose(back.value_targets(c), data.returns - c * data.potential)
+    with pytest.raises(ValueError, match="demonstrations .* are of .*cherry_picking.* but this run needs"):
+        Demonstrations.load(path, get_spec("fruit_picking"), get_spec("fruit_picking").make_config(2))
+    with pytest.raises(ValueError, match="no such file"):
+        Demonstrations.load(tmp_path / "missing.npz")
+
+
+def test_a_teacher_that_needs_the_state_gets_the_games_it_decides():
+    """A teacher with `needs_state` (search) is called with the true state of each live game and its seat."""
+    spec = get_spec("juicy_fruits")
+    config = spec.make_config(2)
+    greedy = make_agent("greedy", spec, config)
+    calls = []
+
+    class Peeking:
+        needs_state = True
+
+        def act(self, obs, mask, rng, state, seats):
+            assert state.batch_size == len(obs) == len(seats)
+            assert np.array_equal(spec.rules.observe(state, seats), obs)
+            calls.append(len(obs))
+            return greedy.act(obs, mask, rng)
+
+    data = demonstrations(spec, config, Peeking(), 3, seed=2)
+    assert sum(calls) == len(data) > 0
+
+
+def test_games_cut_off_by_a_cap_are_not_demonstrations():
+    """A teacher that passes whenever it may stalls Juicy Fruits to the round cap: those games are
+    truncated, pay no outcome, and none of their decisions is kept."""
+    from fruit_envs.games.juicy_fruits import rules as jf
+
+    spec = get_spec("juicy_fruits")
+    config = spec.make_config(2)
+    greedy = make_agent("greedy", spec, config)
+
+    class Staller:
+        def act(self, obs, mask, rng):
+            return np.where(mask[:, jf.PASS], jf.PASS, greedy.act(obs, mask, rng))
+
+    data = demonstrations(spec, config, Staller(), 2, seed=0)
+    assert data.meta["truncated_games"] == 2 and len(data) == 0
+    mixed = demonstrations(spec, config, greedy, 4, seed=0)
+    assert mixed.meta["truncated_games"] == 0 and len(mixed) > 0
+
+
+def test_warm_start_imitates_the_teacher():
+    """A small policy fitted to greedy's Cherry Picking decisions agrees with greedy far more often than chance."""
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    torch.manual_seed(0)
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    data = demonstrations(spec, config, make_agent("greedy", spec, config), 60, seed=0)
+    model = MaskablePPO("MlpPolicy", FruitSB3VecEnv("cherry_picking", num_envs=4), device="cpu", seed=0)
+    history = pretrain(model.policy, data, epochs=8, batch_size=256)
+    legal_share = (1.0 / data.mask.sum(axis=1)).mean()  # agreement of a uniformly random legal choice
+    assert history[-1]["accuracy"] > 2 * legal_share
+    assert history[-1]["policy_loss"] < history[0]["policy_loss"]
+
+
+def test_shaping_telescopes_to_the_start_potential():
+    """Potential-based shaping with gamma = 1 adds c * (phi(next) - phi(now)) at each step and phi = 0 at the
+    end, so an episode's shaped return is its true return minus c * phi at the learner's first decision."""
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    c = 0.05
+    env = FruitSB3VecEnv("cherry_picking", num_envs=16, num_players=2, opponent="greedy", shaping=c)
+    env.seed(7)
+    env.reset()
+    start = score_margin(env.spec_, env.batch.state, env.batch.seats)
+    shaped = np.zeros(16)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(400):
+        masks = env.action_masks()
+        env.step_async(np.argmax(np.where(masks, rng.random(masks.shape), -1), axis=1))
+        _, rewards, dones, infos = env.step_wait()
+        shaped += rewards
+        for g in np.flatnonzero(dones):
+            assert shaped[g] == pytest.approx(infos[g]["episode"]["r"] - c * start[g], abs=1e-4)
+            checked += 1
+        shaped[dones] = 0.0
+        fresh = score_margin(env.spec_, env.batch.state, env.batch.seats)
+        start = np.where(dones, fresh, start)
+    assert checked >= 16
+
+
+def test_tiny_recipe_run_with_warm_start_and_curriculum(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    argv = ["--recipe", "cherry_picking", "--total-timesteps", "1024", "--bc-games", "20", "--bc-epochs", "1"]
+    argv += ["--bc-teacher", "greedy"]
+    argv += ["--greedy-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size", "64"]
+    argv += ["--eval-every", "100000", "--eval-games", "8", "--net-arch", "32", "32", "--no-progress"]
+    assert train_ppo.main([*argv, "--runs-dir", str(runs)]) == 0
+    (run,) = list(runs.iterdir())
+    bc = json.loads((run / "bc.json").read_text())
+    assert bc["teacher"] == "greedy" and bc["games"] == 20 and len(bc["epochs"]) == 1
+    evals = [json.loads(json.dumps(r)) for r in train_ppo.CsvLog(run / "eval.csv", train_ppo.EVAL_COLUMNS).rows()]
+    assert {int(r["timesteps"]) for r in evals} >= {0}, "the warm start is evaluated before PPO starts"
+    config = json.loads((run / "config.json").read_text())
+    assert config["args"]["recipe"] == "cherry_picking" and config["args"]["shaping"] > 0

@@ -1,0 +1,135 @@
+"""The trained PPO baselines shipped in `agents/baselines/`: list them, export a run into them, retrain them.
+
+    python -m fruit_envs.training.baselines list
+    python -m fruit_envs.training.baselines export runs/cherry_picking__recipe__1__20261201-120000
+    python -m fruit_envs.training.baselines retrain                       # every recipe, one after another
+    python -m fruit_envs.training.baselines retrain --games fruit_picking --out /tmp/baselines
+
+A baseline is the policy's weights (`<game>_<n>p.zip`, SB3's `policy.save`) and a `.json` naming the
+rules version, configuration and observation shape it was trained on, the recipe, and its final
+evaluation; `make_agent("ppo-baseline", game, config)` refuses a baseline of another rules version or
+observation size. Exporting writes into the repository's `agents/baselines/` by default, so it needs a
+checkout (or `--out`): an installed package is never written to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from fruit_envs._cli import prog
+from fruit_envs.agents.ppo import BASELINES, shipped_baselines
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def default_out() -> Path:
+    """The repository's `agents/baselines/` when running from a checkout."""
+    if (CHECKOUT / "pyproject.toml").is_file() and BASELINES.parent == CHECKOUT / "agents":
+        return BASELINES
+    raise ValueError("not running from a checkout of fruit_envs: pass --out FOLDER to choose where baselines go")
+
+
+def export(run_dir: Path, out: Path) -> dict:
+    """Copy a finished run's policy into `out` as the baseline of its game and player count."""
+    from fruit_envs import get_spec
+    from fruit_envs.agents.ppo import load_model
+
+    run_dir = Path(run_dir)
+    meta_path, model_path = run_dir / "config.json", run_dir / "model.zip"
+    if not meta_path.is_file() or not model_path.is_file():
+        raise ValueError(f"{run_dir} is not a finished run folder (config.json and model.zip are needed)")
+    run = json.loads(meta_path.read_text())
+    summary_path = run_dir / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    spec = get_spec(run["args"]["game"])
+    config = spec.config_from_dict(run["config"])
+    if run.get("game_version") != spec.version:
+        raise ValueError(
+            f"{run_dir} trained {spec.id} v{run.get('game_version')}; the installed rules are v{spec.version}"
+        )
+    model = load_model(model_path)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{spec.id}_{config.num_players}p"
+    tmp = stem.with_name(stem.name + ".tmp.zip")
+    model.policy.save(tmp)
+    os.replace(tmp, stem.with_suffix(".zip"))
+    meta = {
+        "game": spec.id,
+        "rules_version": spec.version,
+        "num_players": config.num_players,
+        "config": config.to_dict(),
+        "observation_shape": list(spec.observation_shape(config)),
+        "num_actions": spec.num_actions,
+        "recipe": run["args"].get("recipe"),
+        "timesteps": summary.get("timesteps"),
+        "training_seconds": summary.get("seconds"),
+        "final_eval": summary.get("eval"),
+        "run": run_dir.name,
+        "git": run.get("git"),
+        "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    stem.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    return meta
+
+
+def retrain(games: list[str] | None, runs_dir: Path, out: Path) -> list[dict]:
+    """Train every recipe (or those of `games`) from scratch and export each result."""
+    from fruit_envs.training import train_ppo
+
+    names = games or sorted(p.stem for p in train_ppo.RECIPES.glob("*.yaml"))
+    exported = []
+    for name in names:
+        args = train_ppo.load_recipe(name)
+        args.runs_dir = runs_dir
+        print(f"training {name} ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
+        summary = train_ppo.train(args)
+        if summary.get("interrupted"):
+            raise SystemExit(summary["exit_code"])
+        exported.append(export(Path(summary["run_dir"]), out))
+        print(f"exported {name}: {exported[-1]['final_eval']}", file=sys.stderr)
+    return exported
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.training.baselines"),
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="the shipped baselines and what they were trained on")
+    one = commands.add_parser("export", help="copy a finished run's policy into the baselines folder")
+    one.add_argument("run_dir", type=Path)
+    one.add_argument("--out", type=Path, default=None, help="baselines folder (default: the checkout's)")
+    every = commands.add_parser("retrain", help="train every recipe (or --games) and export the results")
+    every.add_argument("--games", nargs="*", default=None, help="recipe names (default: all)")
+    every.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where the run folders go")
+    every.add_argument("--out", type=Path, default=None, help="baselines folder (default: the checkout's)")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "list":
+            for meta in shipped_baselines():
+                print(
+                    f"{meta['game']} {meta['num_players']}p: rules v{meta['rules_version']}, recipe {meta['recipe']}, "
+                    f"{meta['timesteps']:,} timesteps; final evaluation {meta['final_eval']}"
+                )
+            return 0
+        out = args.out or default_out()
+        if args.command == "export":
+            meta = export(args.run_dir, out)
+            print(f"exported {meta['game']} {meta['num_players']}p to {out}")
+        else:
+            retrain(args.games, args.runs_dir, out)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

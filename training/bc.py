@@ -1,0 +1,236 @@
+"""Behaviour cloning warm start: a PPO policy first imitates a baseline agent on batched games.
+
+The batched rules play thousands of games of the teacher (the greedy agent by default, or the search
+agent, which also gets the states it re-samples from) against itself in one batch. Every decision of
+every seat becomes a sample: the seat's observation and legal mask, the teacher's action, the seat's
+return from that decision on and its score margin there (the value target of a learner with
+potential-based shaping is the return less the shaped potential). `pretrain` then fits the policy's
+masked action distribution (cross-entropy) and its value head (mean squared error) before PPO starts,
+so PPO refines a policy that already plays like the teacher. A slow teacher is played once and saved
+(`python -m fruit_envs.training.bc ... --out FILE.npz`, then `train_ppo --bc-data FILE.npz`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fruit_envs.core import rng as frng
+from fruit_envs.core.shaping import score_margin
+from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards
+
+
+@dataclass
+class Demonstrations:
+    """Teacher decisions: `obs (N, O)`, `mask (N, A)` bool, `actions (N,)`, `returns (N,)` (the seat's
+    return from the decision on) and `potential (N,)` (its score margin there, for shaped value targets)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    potential: np.ndarray
+    meta: dict
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def value_targets(self, shaping: float = 0.0) -> np.ndarray:
+        """What a learner's value head estimates with gamma = 1 under potential-based shaping `shaping`."""
+        return (self.returns - shaping * self.potential).astype(np.float32)
+
+    def save(self, path: str | Path) -> None:
+        """One compressed `.npz` file, with what made it (game, rules version, config, teacher) as JSON."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            obs=self.obs,
+            mask=self.mask,
+            actions=self.actions,
+            returns=self.returns,
+            potential=self.potential,
+            meta=np.array(json.dumps(self.meta)),
+        )
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | Path, spec: GameSpec | None = None, config: Config | None = None) -> Demonstrations:
+        """Read `save`'s file; with `spec` and `config`, refuse demonstrations of another game, rules
+        version or observation size."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"--bc-data {path}: no such file")
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            demos = cls(data["obs"], data["mask"], data["actions"], data["returns"], data["potential"], meta)
+        if spec is not None and config is not None:
+            want = {
+                "game": spec.id,
+                "rules_version": spec.version,
+                "observation_shape": list(spec.observation_shape(config)),
+            }
+            have = {key: meta.get(key) for key in want}
+            if have != want:
+                raise ValueError(f"demonstrations {path} are of {have}, but this run needs {want}")
+        return demos
+
+
+def demonstrations(
+    game: str | GameSpec,
+    config: Config,
+    teacher,
+    games: int,
+    seed: int = 0,
+) -> Demonstrations:
+    """Play `games` games with `teacher` in every seat, in one batch, and keep every decision.
+
+    The return of a decision is the seat's terminal reward (`config.reward == "terminal"`) or the
+    rewards it collects from then on (`"score"`). Games a cap cut off (truncated) are left out: play
+    that reaches no result is nothing to imitate (two search agents stall many Juicy Fruits games);
+    `meta["truncated_games"]` counts them."""
+    spec = get_spec(game)
+    rules = spec.rules
+    gen = np.random.default_rng(seed)
+    state = rules.init(config, frng.keys_from_seed(seed, games))
+    p = config.num_players
+    obs_log, mask_log, action_log, game_log, seat_log, phi_log, collected_log = [], [], [], [], [], [], []
+    collected = np.zeros((games, p), dtype=np.float64)  # rewards paid to each seat so far
+    for _ in range(spec.max_game_length(config) + 1):
+        live = np.flatnonzero(~state.done)
+        if len(live) == 0:
+            break
+        sub = state.take(live)
+        seats = sub.to_move.astype(np.int64)
+        obs = rules.observe(sub, seats)
+        mask = rules.legal_mask(sub)
+        extra = {"state": sub, "seats": seats} if getattr(teacher, "needs_state", False) else {}
+        actions = np.asarray(teacher.act(obs, mask, gen, **extra), dtype=np.int64)
+        obs_log.append(obs.astype(np.float32))
+        mask_log.append(mask)
+        action_log.append(actions)
+        game_log.append(live)
+        seat_log.append(seats)
+        phi_log.append(score_margin(spec, sub, seats))
+        collected_log.append(collected[live, seats].copy())
+        full = np.zeros(games, dtype=np.int64)
+        full[live] = actions
+        state, rewards = rules.step(state, full)
+        collected += rewards
+    else:
+        raise RuntimeError("teacher games outlived the declared maximum length")
+    g, k = np.concatenate(game_log), np.concatenate(seat_log)
+    if config.reward == "terminal":
+        returns = outcome_rewards(rules.winners(state)).astype(np.float64)[g, k]
+    else:
+        returns = collected[g, k] - np.concatenate(collected_log)
+    # A game cut off by a cap shows play that reaches no result (stalling): it is not a demonstration.
+    keep = ~state.truncated[g]
+    meta = {
+        "game": spec.id,
+        "rules_version": spec.version,
+        "num_players": p,
+        "config": repr(config),
+        "observation_shape": list(spec.observation_shape(config)),
+        "teacher": getattr(teacher, "name", type(teacher).__name__),
+        "games": games,
+        "truncated_games": int(state.truncated.sum()),
+        "seed": seed,
+    }
+    return Demonstrations(
+        obs=np.concatenate(obs_log)[keep],
+        mask=np.concatenate(mask_log)[keep],
+        actions=np.concatenate(action_log)[keep],
+        returns=returns[keep].astype(np.float32),
+        potential=np.concatenate(phi_log)[keep].astype(np.float32),
+        meta=meta,
+    )
+
+
+def pretrain(
+    policy,
+    data: Demonstrations,
+    epochs: int = 10,
+    batch_size: int = 2048,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    seed: int = 0,
+    shaping: float = 0.0,
+) -> list[dict]:
+    """Fit a MaskableActorCriticPolicy to the demonstrations; returns per-epoch mean losses and accuracy."""
+    import torch
+
+    gen = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    obs = torch.as_tensor(data.obs)
+    mask = torch.as_tensor(data.mask)
+    actions = torch.as_tensor(data.actions)
+    returns = torch.as_tensor(data.value_targets(shaping))
+    history = []
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        order = torch.as_tensor(gen.permutation(len(data)))
+        totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
+        for start in range(0, len(data), batch_size):
+            idx = order[start : start + batch_size]
+            features = policy.extract_features(obs[idx])
+            pi_features, vf_features = features if isinstance(features, tuple) else (features, features)
+            latent_pi = policy.mlp_extractor.forward_actor(pi_features)
+            latent_vf = policy.mlp_extractor.forward_critic(vf_features)
+            logits = policy.action_net(latent_pi).masked_fill(~mask[idx], -1e8)
+            values = policy.value_net(latent_vf).squeeze(-1)
+            policy_loss = torch.nn.functional.cross_entropy(logits, actions[idx])
+            value_loss = torch.nn.functional.mse_loss(values, returns[idx])
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            share = len(idx) / len(data)
+            totals["policy_loss"] += policy_loss.item() * share
+            totals["value_loss"] += value_loss.item() * share
+            totals["accuracy"] += float((logits.argmax(dim=1) == actions[idx]).float().mean()) * share
+        history.append({"epoch": epoch + 1, **{k: round(v, 5) for k, v in totals.items()}})
+    policy.set_training_mode(False)
+    return history
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play and save demonstrations once, for `train_ppo --bc-data` (a slow teacher such as search)."""
+    import argparse
+    import time
+
+    from fruit_envs._cli import prog
+    from fruit_envs.agents import make_agent
+
+    parser = argparse.ArgumentParser(prog=prog("fruit_envs.training.bc"), description=main.__doc__)
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--teacher", default="greedy", help="an agent name (greedy, search, search:rollouts=64, ...)")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True, help="the .npz file to write")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be positive, got {args.games}")
+    if not args.out.endswith(".npz"):
+        parser.error(f"--out must name a .npz file, got {args.out}")
+    spec = get_spec(args.game)
+    config = spec.make_config(args.num_players)
+    teacher = make_agent(args.teacher, spec, config)
+    started = time.time()
+    data = demonstrations(spec, config, teacher, args.games, seed=args.seed)
+    data.meta["teacher"] = args.teacher
+    data.meta["seconds"] = round(time.time() - started, 1)
+    data.save(args.out)
+    print(f"{len(data):,} decisions of {args.games:,} {args.teacher} games in {data.meta['seconds']} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
