@@ -1,6 +1,6 @@
 """Adapters and contracts written once for every game; nothing here knows about fruit."""
 
-from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core.errors import IllegalActionError, UnknownOptionError
 from fruit_envs.core.spec import Config, GameSpec, get_spec, register_game, registered_games
 from fruit_envs.core.state import BatchState, from_bytes, load, save, to_bytes
 
@@ -9,6 +9,7 @@ __all__ = [
     "Config",
     "GameSpec",
     "IllegalActionError",
+    "UnknownOptionError",
     "from_bytes",
     "get_spec",
     "load",

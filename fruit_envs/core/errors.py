@@ -18,3 +18,9 @@ class IllegalActionError(ValueError):
         super().__init__(
             f"illegal action {action!r}{who}{where}{why} during phase {phase!r}; legal actions are {shown}"
         )
+
+
+class UnknownOptionError(TypeError, ValueError):
+    """A constructor keyword the game does not have. A `TypeError`, as Python raises for an unexpected
+    keyword (clients such as TorchRL's `GymEnv` retry without optional keywords on it), and still a
+    `ValueError` for code that caught the error of earlier releases."""
