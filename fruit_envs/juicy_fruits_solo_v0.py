@@ -16,6 +16,10 @@ decisions, actions, observation and options are documented on the Juicy Fruits p
 (`fruit_envs.juicy_fruits_v0`, section "Score attack"); every assumption is in
 `fruit_envs/games/juicy_fruits/components.py`.
 
+**Global state** (PettingZoo's `state()` and `state_space`): the observation, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice); nothing is hidden after setup. `info["action_mask"]` repeats the observation's mask.
+
 **Version history.** v0: first release.
 """
 
