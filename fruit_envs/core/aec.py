@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import MutableMapping
 from typing import Any
 
 import gymnasium
@@ -80,6 +81,51 @@ class _GlobalState:
         return getattr(self._env.game_state, name)
 
 
+class _LegalMasks:
+    """Legal actions of each seat in one position, each computed when first asked for."""
+
+    def __init__(self, spec: GameSpec, state):
+        self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
+        self._cache: dict[int, np.ndarray] = {}
+
+    def __call__(self, seat: int) -> np.ndarray:
+        mask = self._cache.get(seat)
+        if mask is None:
+            mask = self._cache[seat] = self.spec.rules.legal_mask(self.state, seat)[0]
+        return mask
+
+
+class _AgentInfos(MutableMapping):
+    """The AEC env's `infos`: each live agent's info dict, holding its observation's `action_mask`
+    (AgileRL reads masks there). An info is filled in when first read, so a loop that reads only the
+    agent to act (`last()`) computes no other seat's mask."""
+
+    def __init__(self, legal: _LegalMasks, seats: dict[str, int]):
+        self._legal = legal
+        self._infos: dict[str, dict | int] = dict(seats)  # agent -> its info, or its seat until read
+
+    def __getitem__(self, agent: str) -> dict:
+        info = self._infos[agent]
+        if not isinstance(info, dict):
+            info = self._infos[agent] = {"action_mask": self._legal(info).astype(np.int8)}
+        return info
+
+    def __setitem__(self, agent: str, info: dict) -> None:
+        self._infos[agent] = info
+
+    def __delitem__(self, agent: str) -> None:
+        del self._infos[agent]
+
+    def __iter__(self):
+        return iter(self._infos)
+
+    def __len__(self) -> int:
+        return len(self._infos)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 class _SingleGame:
     """What the AEC and parallel envs share: one game's state, seeding, spaces, rendering and recording.
 
@@ -143,14 +189,11 @@ class _SingleGame:
 
     def _set_state(self, state) -> None:
         self._state = state
-        self._mask_cache: dict[int, np.ndarray] = {}
+        self._legal = _LegalMasks(self.spec, state)
 
     def _mask(self, seat: int) -> np.ndarray:
         """Legal actions of `seat` in the current state, computed once per state."""
-        mask = self._mask_cache.get(seat)
-        if mask is None:
-            mask = self._mask_cache[seat] = self.rules.legal_mask(self._state, seat)[0]
-        return mask
+        return self._legal(seat)
 
     def _new_game(self, seed):
         if seed is not None:
@@ -260,8 +303,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
         self.agent_selection = self.agents[int(self._state.to_move[0])]
 
     def _set_infos(self) -> None:
-        """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there)."""
-        self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
+        self.infos = _AgentInfos(self._legal, {a: self.possible_agents.index(a) for a in self.agents})
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
