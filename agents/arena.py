@@ -14,27 +14,28 @@ import numpy as np
 
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
-from fruit_envs.core.spec import Config, GameSpec, get_spec
+from fruit_envs.core.spec import Config, GameSpec, game_winners, get_spec, outcome_codes
 
 
 @dataclass
 class MatchResult:
-    """Outcome of `num_games` games; arrays are indexed by game then seat."""
+    """Outcome of `num_games` games; arrays are indexed by game then seat.
 
-    scores: np.ndarray  # (G, P) final score of each seat (the game's own score)
-    winners: np.ndarray  # (G, P) bool, several when tied
+    A truncated game (cut off by a cap, not ended by the rules) is unfinished: it has no winners and
+    counts as neither a win nor a loss (`fruit_envs.core.spec.outcome_rewards` states the contract).
+    """
+
+    scores: np.ndarray  # (G, P) final score of each seat (the game's own score; at the cut-off if truncated)
+    winners: np.ndarray  # (G, P) bool, several when tied; none in a truncated game
     lengths: np.ndarray  # (G,) decisions per game
     truncated: np.ndarray  # (G,) bool
     actions: list[np.ndarray] | None = None  # per decision, (G,) actions (-1 where a game was over)
     records: list[frecord.GameRecord] | None = None  # one per game, when asked for with `record_to`
+    final_state: object = None  # the batch state at the end (every game over)
 
     def outcome(self, seat_of_interest: np.ndarray) -> np.ndarray:
-        """+1 win, 0 draw (everyone tied), -1 loss for the given seat of each game."""
-        rows = np.arange(len(self.scores))
-        won = self.winners[rows, seat_of_interest]
-        out = np.where(won, 1, -1)
-        out[self.winners.all(axis=1)] = 0
-        return out
+        """+1 win, 0 draw (everyone tied) or truncated (see `truncated`), -1 loss for the given seat of each game."""
+        return outcome_codes(self.winners, np.asarray(seat_of_interest), self.truncated).astype(np.int64)
 
 
 def play_games(
@@ -104,11 +105,12 @@ def play_games(
                 sink(one)
     return MatchResult(
         scores=np.asarray(rules.final_scores(state)),
-        winners=rules.winners(state),
+        winners=game_winners(rules, state),
         lengths=state.step_count.astype(np.int64),
         truncated=state.truncated.copy(),
         actions=log,
         records=records,
+        final_state=state,
     )
 
 
@@ -156,6 +158,8 @@ def evaluate(
 ) -> dict:
     """`agent` against `opponent` in every other seat, its seat rotating game by game; win rate with 95% Wilson CI.
 
+    A truncated game is unfinished: counted in `truncated` (and `truncated_rate`, its share of all
+    games), never as a win, draw or loss; `win_rate` is wins over finished games (`finished`).
     The games are a fixed list for a given seed, so evaluations at different times are comparable. A
     one-player game has no opponent: use `evaluate_alone` (mean score) instead.
     `record_to` (a JSON-lines path, a list or a callable) receives a record of every game.
@@ -170,14 +174,19 @@ def evaluate(
     meta = {"source": "evaluation", **(record_meta or {})}
     result = play_games(game, config, [agent, opponent], seating, seed=seed, record_to=record_to, record_meta=meta)
     outcomes = result.outcome(agent_seat)
-    wins, draws = int((outcomes == 1).sum()), int((outcomes == 0).sum())
-    low, high = wilson_interval(wins, num_games)
+    finished = ~result.truncated
+    wins, draws = int((finished & (outcomes == 1)).sum()), int((finished & (outcomes == 0)).sum())
+    played = int(finished.sum())
+    low, high = wilson_interval(wins, played)
     return {
         "games": num_games,
+        "finished": played,
         "wins": wins,
         "draws": draws,
-        "losses": num_games - wins - draws,
-        "win_rate": wins / num_games,
+        "losses": played - wins - draws,
+        "truncated": num_games - played,
+        "truncated_rate": (num_games - played) / num_games,
+        "win_rate": wins / played if played else 0.0,
         "win_rate_low": low,
         "win_rate_high": high,
     }
@@ -209,6 +218,7 @@ def evaluate_alone(
         "score_low": float(scores.mean() - half),
         "score_high": float(scores.mean() + half),
         "mean_length": float(result.lengths.mean()),
+        "truncated": int(result.truncated.sum()),
     }
 
 

@@ -5,11 +5,14 @@
 
 Every seating is played (every ordered choice of agents for the seats, each agent at least once), the
 same fixed seed list for each seating, all games of the tournament stepped together through the
-batched rules. Results: a pairwise win/draw/loss matrix with 95% Wilson intervals (in a game, A beats
-B when A is among the winners and B is not), ratings (Bradley-Terry on the Elo scale for 2 players,
-OpenSkill Plackett-Luce for more), written as JSON, CSV, markdown and a heatmap to `--out`, by default
-`results/tournament/<game>_<n>p_<timestamp>/` under the current directory. `--record FILE` also appends
-every game to a JSON-lines file of game records (`python -m fruit_envs.replay FILE` replays them).
+batched rules. Results: a pairwise win/draw/loss/truncated matrix with 95% Wilson intervals (in a game,
+A beats B when A is among the winners and B is not), ratings (Bradley-Terry on the Elo scale for 2
+players, OpenSkill Plackett-Luce for more). A truncated game (cut off by a cap, not ended by the rules:
+`fruit_envs.core.spec.outcome_rewards`) is unfinished: it has its own column, per pair and in totals,
+and counts as neither win nor loss: win rates are over finished games, ratings ignore it. Written as
+JSON, CSV, markdown and a heatmap to `--out`, by default `results/tournament/<game>_<n>p_<timestamp>/`
+under the current directory. `--record FILE` also appends every game to a JSON-lines file of game
+records (`python -m fruit_envs.replay FILE` replays them).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ def seatings(num_agents: int, num_players: int) -> np.ndarray:
     return np.array(list(rows), dtype=np.int64)
 
 
-def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray) -> list[dict]:
-    """Results of every ordered pair of agents over the games where both played."""
+def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray, truncated: np.ndarray) -> list[dict]:
+    """Results of every ordered pair of agents over the games where both played; truncated games are
+    counted apart (neither win, draw nor loss) and the win rate is over finished games."""
     k = len(names)
     won = np.zeros((len(seating), k), dtype=bool)  # agent a won game g (in any of its seats)
     plays = np.zeros((len(seating), k), dtype=bool)
@@ -53,19 +57,21 @@ def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray) -> list
     rows = []
     for a, b in itertools.permutations(range(k), 2):
         both = plays[:, a] & plays[:, b]
-        games = int(both.sum())
-        wins = int((both & won[:, a] & ~won[:, b]).sum())
-        losses = int((both & won[:, b] & ~won[:, a]).sum())
-        low, high = wilson_interval(wins, games)
+        finished = both & ~truncated
+        games, done = int(both.sum()), int(finished.sum())
+        wins = int((finished & won[:, a] & ~won[:, b]).sum())
+        losses = int((finished & won[:, b] & ~won[:, a]).sum())
+        low, high = wilson_interval(wins, done)
         rows.append(
             {
                 "agent": names[a],
                 "opponent": names[b],
                 "games": games,
                 "wins": wins,
-                "draws": games - wins - losses,
+                "draws": done - wins - losses,
                 "losses": losses,
-                "win_rate": wins / games if games else 0.0,
+                "truncated": games - done,
+                "win_rate": wins / done if done else 0.0,
                 "win_rate_low": low,
                 "win_rate_high": high,
             }
@@ -90,13 +96,16 @@ def bradley_terry(names: list[str], pairs: list[dict], iterations: int = 200) ->
     return {name: float(1500 + elo[i] - elo.mean()) for i, name in enumerate(names)}
 
 
-def openskill_ratings(names: list[str], seating: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> dict:
-    """OpenSkill Plackett-Luce ratings; a game ranks its winners first, the rest by score."""
+def openskill_ratings(
+    names: list[str], seating: np.ndarray, scores: np.ndarray, winners: np.ndarray, truncated: np.ndarray
+) -> dict:
+    """OpenSkill Plackett-Luce ratings; a game ranks its winners first, the rest by score; truncated
+    games (unfinished) are left out."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
-    for g in range(len(seating)):
+    for g in np.flatnonzero(~truncated):
         # rank 1 for winners, then by descending score (ties share a rank)
         keys = [(-int(winners[g, s]), -float(scores[g, s])) for s in range(seating.shape[1])]
         order = sorted(set(keys))
@@ -134,17 +143,18 @@ def heatmap(names: list[str], pairs: list[dict], path: Path, title: str) -> None
 
 def markdown(summary: dict) -> str:
     lines = [
-        f"{summary['game']} with {summary['num_players']} players: {summary['total_games']} games "
-        f"({summary['seatings']} seatings x {summary['games_per_seating']}), seed {summary['seed']}",
+        f"{summary['game']} v{summary['version']} with {summary['num_players']} players: {summary['total_games']} "
+        f"games ({summary['seatings']} seatings x {summary['games_per_seating']}), seed {summary['seed']}; "
+        f"{summary['truncated_games']} truncated (cut off by a cap: neither win nor loss)",
         "",
-        "| agent | games | wins | win rate (95% CI) | rating |",
-        "|---|---|---|---|---|",
+        "| agent | games | truncated | wins | win rate of finished games (95% CI) | rating |",
+        "|---|---|---|---|---|---|",
     ]
     for name, r in summary["agents"].items():
         rating = summary["ratings"][name]
         shown = f"{rating:.0f} (Elo)" if isinstance(rating, float) else f"{rating['ordinal']:.2f} (OpenSkill)"
         lines.append(
-            f"| {name} | {r['games']} | {r['wins']} | {r['win_rate']:.3f} "
+            f"| {name} | {r['games']} | {r['truncated']} | {r['wins']} | {r['win_rate']:.3f} "
             f"({r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}) | {shown} |"
         )
     lines += [
@@ -157,10 +167,15 @@ def markdown(summary: dict) -> str:
         for other in summary["agents"]:
             row = next((p for p in summary["pairwise"] if p["agent"] == name and p["opponent"] == other), None)
             cells.append(
-                "-" if row is None else f"{row['wins']}/{row['draws']}/{row['losses']} ({row['win_rate']:.2f})"
+                "-"
+                if row is None
+                else f"{row['wins']}/{row['draws']}/{row['losses']}/{row['truncated']} ({row['win_rate']:.2f})"
             )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines.append("\nCells: wins/draws/losses of the row agent against the column agent (win rate).")
+    lines.append(
+        "\nCells: wins/draws/losses/truncated of the row agent against the column agent "
+        "(win rate of the finished games)."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -194,7 +209,7 @@ def run(
     from tqdm import tqdm
 
     chunk = max(1, 8192 // config.num_players)
-    scores, winners = [], []
+    scores, winners, truncated = [], [], []
     start = time.time()
     with tqdm(total=len(seating), unit="game", disable=not progress, file=sys.stderr, desc=f"{spec.id}") as bar:
         for lo in range(0, len(seating), chunk):
@@ -211,19 +226,23 @@ def run(
             )
             scores.append(result.scores)
             winners.append(result.winners)
+            truncated.append(result.truncated)
             bar.update(len(result.scores))
-    scores, winners = np.concatenate(scores), np.concatenate(winners)
-    pairs = pairwise(agent_names, seating, winners)
+    scores, winners, truncated = np.concatenate(scores), np.concatenate(winners), np.concatenate(truncated)
+    pairs = pairwise(agent_names, seating, winners, truncated)
     totals = {}
     for a, name in enumerate(agent_names):
         seat_rows, seat_cols = np.nonzero(seating == a)
-        games = len(np.unique(seat_rows))
-        wins = int(np.unique(seat_rows[winners[seat_rows, seat_cols]]).size)
-        low, high = wilson_interval(wins, games)
+        games = np.unique(seat_rows)
+        finished = games[~truncated[games]]
+        wins = int(np.unique(seat_rows[winners[seat_rows, seat_cols]]).size)  # truncated games have no winners
+        low, high = wilson_interval(wins, len(finished))
         totals[name] = {
-            "games": games,
+            "games": len(games),
+            "finished": len(finished),
+            "truncated": len(games) - len(finished),
             "wins": wins,
-            "win_rate": wins / games,
+            "win_rate": wins / len(finished) if len(finished) else 0.0,
             "win_rate_low": low,
             "win_rate_high": high,
             "mean_score": float(scores[seat_rows, seat_cols].mean()),
@@ -231,7 +250,7 @@ def run(
     ratings = (
         bradley_terry(agent_names, pairs)
         if config.num_players == 2
-        else openskill_ratings(agent_names, seating, scores, winners)
+        else openskill_ratings(agent_names, seating, scores, winners, truncated)
     )
     summary = {
         "game": spec.id,
@@ -244,6 +263,7 @@ def run(
         "seatings": len(table),
         "games_per_seating": games_per_seating,
         "total_games": len(seating),
+        "truncated_games": int(truncated.sum()),
         "seed": seed,
         "seconds": round(time.time() - start, 2),
         "date": time.strftime("%Y-%m-%d %H:%M"),

@@ -34,6 +34,10 @@ harvest at plant 0..5 (same sort order); `59` wait.
 **Rewards.** `reward="terminal"` (default): +1 each player with the highest three-set total, -1
 each other, 0 to all if everyone ties. `reward="score"`: each set's score when it ends (shaping).
 
+**Truncation.** None: three sets of a fixed number of tricks always end the game by its rules, so it
+is never truncated (`SPEC.truncation` is None; 0 of 1,000 random or greedy games at 2-6 players,
+`python -m fruit_envs.benchmarks.truncation --game cherry_picking`).
+
 **Scoring.** Card values + ladders squared + 10 per complete set of the six sorts + same-sort bonus
 (4 of a sort 10, 5 of a sort 20); a card counts for both bonuses; each wildcard stands for exactly
 one fruit, assigned to maximise the score. `rules.score_piles(counts)` scores any pile.

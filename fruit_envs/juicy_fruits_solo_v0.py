@@ -13,14 +13,18 @@ The official solo rules are on a supplementary sheet we do not have; this mode i
 single-agent RL: one island, the 2-player business display refreshed by a rival at the end of every
 round, the end when the license marker reaches X or after `rounds` rounds (default 15). Rules,
 decisions, actions, observation and options are documented on the Juicy Fruits page
-(`fruit_envs.juicy_fruits_v0`, section "Score attack"); every assumption is in
+(`fruit_envs.juicy_fruits_v1`, section "Score attack"); every assumption is in
 `fruit_envs/games/juicy_fruits/components.py`.
+
+The round limit is a rule of this mode: a game that reaches it is terminated (stalls scored), never
+truncated (`SPEC.truncation` is None; the Juicy Fruits round cap and frozen-game cut-off do not apply).
 
 **Global state** (PettingZoo's `state()` and `state_space`): the observation, then every field of
 `rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
 each slice); nothing is hidden after setup. `info["action_mask"]` repeats the observation's mask.
 
-**Version history.** v0: first release.
+**Version history.** v0: first release. Juicy Fruits v1 (issue 16: no outcome at a cut-off, a
+100-round cap, frozen games cut off) changes nothing here, so the score attack stays v0.
 """
 
 from __future__ import annotations

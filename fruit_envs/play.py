@@ -245,6 +245,8 @@ class Session:
         winners = outcome["winners"]
         if self.config.num_players == 1:
             verdict = f"final score {outcome['scores'][0]}"  # nobody to beat
+        elif outcome["truncated"]:
+            verdict = "the game was cut off by the engine's cap (truncated): nobody wins"
         elif self.seat in winners:
             verdict = "you win!" if len(winners) == 1 else "you share the win"
         else:

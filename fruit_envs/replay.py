@@ -48,6 +48,9 @@ def header(record: frecord.GameRecord, index: int) -> str:
 def outcome_line(record: frecord.GameRecord, outcome: dict | None) -> str:
     if outcome is None:
         return "not finished"
+    if outcome.get("truncated") and not outcome.get("illegal"):
+        leading = ", ".join(record.label(k) for k in outcome.get("leading", [])) or "nobody"
+        return f"scores {outcome['scores']}, truncated (cut off by a cap): no winner; leading: {leading}"
     winners = ", ".join(record.label(k) for k in outcome["winners"]) or "nobody"
     line = f"scores {outcome['scores']}, winner{'s' if len(outcome['winners']) > 1 else ''}: {winners}"
     if outcome.get("illegal"):

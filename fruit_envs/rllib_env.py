@@ -18,7 +18,9 @@ rules, agents `player_0..player_{P-1}`.
   seat's delivered rewards sum to what the rules paid it (with terminal rewards: +1 winner, -1
   loser, 0 all round in a full draw).
 * Episode end. When the game ends every seat gets its final observation and remaining reward in
-  one step, with `terminateds["__all__"]` (or `truncateds["__all__"]`) set for all at once.
+  one step, with `terminateds["__all__"]` set for all at once when the rules ended it, or
+  `truncateds["__all__"]` when a cap cut it off (then no outcome is in the rewards: the contract of
+  `fruit_envs.core.spec.outcome_rewards`; the final infos say `truncated`).
 * Illegal actions (a bug: the masking module never picks one). `illegal_action="lose"` (default)
   follows PettingZoo classic: the offender gets `illegal_reward`, the game ends, and the final
   infos count it (`info["illegal_actions"]`, read by the training script's metrics);
@@ -180,7 +182,12 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         truncateds = {**dict.fromkeys(self.possible_agents, truncated), "__all__": truncated}
         scores = np.asarray(self.rules.final_scores(self.state))[0]
         infos = {
-            name: {"illegal_actions": self.illegal_actions, "illegal_by": illegal_by, "score": int(scores[k])}
+            name: {
+                "illegal_actions": self.illegal_actions,
+                "illegal_by": illegal_by,
+                "score": int(scores[k]),
+                "truncated": truncated,
+            }
             for k, name in enumerate(self.possible_agents)
         }
         return observations, rewards, terminateds, truncateds, infos
@@ -201,15 +208,17 @@ class FruitMultiAgentEnv(MultiAgentEnv):
 
 
 class FruitEpisodeMetrics(RLlibCallback):
-    """Adds `illegal_actions` (sum per training iteration) to RLlib's env-runner metrics.
+    """Adds `illegal_actions` and `truncated_games` (sums per training iteration) to RLlib's env-runner metrics.
 
     `FruitMultiAgentEnv` ends a game at an illegal action and counts it in every seat's final
-    info, so finished episodes are the complete record.
+    info, and says there whether a cap cut the game off, so finished episodes are the complete record.
     """
 
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
         if metrics_logger is None:
             return
-        last_infos = episode.get_infos(-1)
-        count = max((info.get("illegal_actions", 0) for info in last_infos.values() if info), default=0)
+        last_infos = [info for info in episode.get_infos(-1).values() if info]
+        count = max((info.get("illegal_actions", 0) for info in last_infos), default=0)
         metrics_logger.log_value("illegal_actions", int(count), reduce="sum")
+        truncated = any(info.get("truncated", False) for info in last_infos)
+        metrics_logger.log_value("truncated_games", int(truncated), reduce="sum")

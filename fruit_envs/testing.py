@@ -4,7 +4,9 @@
     report = check_game("cherry_picking", num_players=3, num_games=1000)
 
 Random games are played in one batch, and a few of them again one at a time, checking what the game
-declared (observation shape and dtype, action count, length bound, reward bounds), that the mask is
+declared (observation shape and dtype, action count, length bound, reward bounds, whether it can be
+truncated), that terminal rewards follow the truncation contract (a terminated game's returns match
+its winners, a truncated game's hold no outcome: `fruit_envs.core.spec.outcome_rewards`), that the mask is
 non-empty exactly while a game is live, that inputs are never mutated, that finished games stay
 frozen, that a batch of N equals N single games, that save/restore and describe/from_description
 continue identically, that no seat's observation or mask changes when what it cannot see is
@@ -156,14 +158,25 @@ def check_game(
         _fail(f"a game took {length.max()} decisions, declared maximum {max_len}")
     report.game_lengths = length.tolist()
     report.checks.append("masks, observations, rewards, invariants, frozen games, inputs untouched")
-    if config.reward == "terminal":
+    truncated = state.truncated
+    if truncated.any() and spec.truncation is None:
+        _fail(f"game {int(np.flatnonzero(truncated)[0])} was truncated, but the spec declares no cap (truncation=None)")
+    if config.reward == "terminal":  # the contract of fruit_envs.core.spec.outcome_rewards
         if not np.isin(returns, (-1.0, 0.0, 1.0)).all():
             _fail("terminal rewards must total +1, 0 or -1 per player")
-        ended = state.done & ~state.truncated
+        ended = state.done & ~truncated
         if not np.allclose(returns[ended], outcome_rewards(rules.winners(state))[ended]):
             _fail("terminal rewards differ from the winners: +1 each winner, -1 each other, 0 all round in a full draw")
-        wins = (returns == 1).any(axis=1)
-        report.outcomes = {"decided": int(wins.sum()), "full_draw": int((returns == 0).all(axis=1).sum())}
+        if (returns[truncated] != 0).any():
+            g = int(np.flatnonzero(truncated & (returns != 0).any(axis=1))[0])
+            _fail(f"truncated game {g} paid an outcome {returns[g].tolist()}: a cut-off pays nothing")
+        wins = ended & (returns == 1).any(axis=1)
+        report.outcomes = {
+            "decided": int(wins.sum()),
+            "full_draw": int((ended & (returns == 0).all(axis=1)).sum()),
+            "truncated": int(truncated.sum()),
+        }
+        report.checks.append("terminated games paid their winners' outcome, truncated games nothing")
 
     for i in range(singles):
         single = rules.init(config, keys[i : i + 1])

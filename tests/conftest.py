@@ -11,15 +11,6 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 import fruit_envs  # noqa: E402, F401  (registers the games)
 from fruit_envs.core.spec import registered_games
 
-# Games whose observations still lose what a seat knows (issue 14): check_game's no-loss part is off for
-# them in the suite, and test_conformance.py::test_known_observation_gaps_are_caught proves it fails.
-KNOWN_OBSERVATION_GAPS = {"fruit_picking", "quickity_pickity"}
-
-
-def loss_games(game: str) -> int:
-    """`check_game(loss_games=...)` for the suite: the default, or 0 for a game with a known gap."""
-    return 0 if game in KNOWN_OBSERVATION_GAPS else 2
-
 
 def game_ids() -> list[str]:
     return [spec.id for spec in registered_games()]

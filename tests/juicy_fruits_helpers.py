@@ -82,3 +82,40 @@ def island(state, seat: int = 0) -> list[str]:
 
 def picture(text: str) -> list[str]:
     return [" ".join(row.split()) for row in text.strip().splitlines()]
+
+
+# The clogged position of issue 16: a 2 x 2 venue and packed collectors fill each island (only the four
+# unreachable corners are free), no fruit, an empty business board: every turn is a forced pass.
+CLOGGED = """
+.  ~    ~    ~ .
+~  B    L    P ~
+~  croc croc O ~
+~  croc croc M ~
+.  ~    ~    ~ .
+"""
+# Markers that empty all six stacks (6 license steps; with the two venues claimed, the marker is at X).
+EMPTIED_STACKS = (
+    {"blue 6": 1, "blue 5": 1, "green 8": 2, "green 7": 1, "pink 4": 2, "milkshake": 2},
+    {"blue 6": 1, "blue 5": 1, "green 8": 1, "green 7": 2, "pink 4": 1, "milkshake": 2},
+)
+
+
+def clogged(last_round: bool = False, players_fruit: dict | None = None, islands: dict | None = None, **top):
+    """Both islands clogged (the spa on player_1's): nobody can do anything but pass, ever (unless
+    `players_fruit` or `islands`, by seat, give someone something to do).
+
+    `last_round=False`: the license marker 6 steps from X, 13-13 (a venue and its claim each), a game that
+    can never end by its rules. `last_round=True`: every stack emptied, the marker at X, player_0 ahead
+    61-56: the round ends the game by its rules."""
+    players = {
+        "player_0": {"island": CLOGGED},
+        "player_1": {"island": CLOGGED.replace("croc", "spa ")},
+    }
+    if last_round:
+        for k, markers in enumerate(EMPTIED_STACKS):
+            players[f"player_{k}"]["markers"] = markers
+    for seat, fruit in (players_fruit or {}).items():
+        players[seat]["fruit"] = fruit
+    for seat, pic in (islands or {}).items():
+        players[seat]["island"] = pic
+    return position(players=players, **top)

@@ -61,6 +61,7 @@ def test_console_scripts_are_the_user_facing_commands():
         "fruit-envs-train-rllib": "fruit_envs.training.train_rllib:main",
         "fruit-envs-tournament": "fruit_envs.benchmarks.tournament:main",
         "fruit-envs-throughput": "fruit_envs.benchmarks.throughput:main",
+        "fruit-envs-truncation": "fruit_envs.benchmarks.truncation:main",
         "fruit-envs-play": "fruit_envs.play:main",
         "fruit-envs-replay": "fruit_envs.replay:main",
         "fruit-envs-pictures": "fruit_envs.pictures:main",

@@ -6,12 +6,14 @@ planting example: House, cherry, rain, grapes, strawberry, banana, pineapple (po
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from conftest import loss_games
 
 from fruit_envs.core import rng
 from fruit_envs.games.fruit_picking import components as C
+from fruit_envs.games.fruit_picking import picture as fpicture
 from fruit_envs.games.fruit_picking import rules as R
 
 FARM = ["house", "cherry", "rain", "grapes", "strawberry", "banana", "pineapple"]
@@ -412,9 +414,9 @@ def test_market_operation_draw_two_keep_one_other_to_the_bottom():
     state = play(state, "keep drawn card 1")
     d = R.describe(state)
     assert d["market"][0] == "banana" and d["hidden"]["stack"] == ["grapes", "strawberry"]
-    assert d["hidden"]["known_by"] == [None, "player_0"]
-    assert R.observe(state, 0)[0, layout["known_bottom"]].sum() == 1
-    assert R.observe(state, 1)[0, layout["known_bottom"]].sum() == 0
+    assert d["stack_known_by"] == [[], ["player_0"]]
+    assert R.observe(state, 0)[0, layout["under_cards"]].sum() == 1
+    assert R.observe(state, 1)[0, layout["under_cards"]].sum() == 0
     assert d["to_move"] == "player_1"
 
 
@@ -504,5 +506,337 @@ def test_all_variants_together_run_clean(players):
         {"umbrella": True, "market_operation": True, "umbrella_trigger": "placed"},
         {"beginner": True, "umbrella": True, "market_operation": True},
     ):
-        report = check_game("fruit_picking", players, options, num_games=150, loss_games=loss_games("fruit_picking"))
+        report = check_game("fruit_picking", players, options, num_games=150)
         assert len(report.game_lengths) == 150
+
+
+# --- What a seat knows: its observation (v1) ---------------------------------------------------------
+
+
+def blocks_differing(a: np.ndarray, b: np.ndarray, config) -> set[str]:
+    return {name for name, part in R.observation_layout(config).items() if not np.array_equal(a[part], b[part])}
+
+
+def mirror(players_cards: dict, to_move: str):
+    """The issue's mirror position: the mover can buy a 4th cherry; the other player can then buy a 4th
+    strawberry from a full market whose next card is a strawberry."""
+    mover, other = to_move, "player_1" if to_move == "player_0" else "player_0"
+    return position(
+        2,
+        farms={mover: farm([9, 0, 0, 0, 0, 0, 2]), other: farm([9, 0, 2, 0, 0, 0, 0])},
+        bought={mover: ["cherry"] * 3, other: ["strawberry"] * 3},
+        market=("pineapple", "cherry", "banana", "grapes"),
+        stack=["strawberry", "banana", "grapes"],
+        to_move=to_move,
+    )
+
+
+def test_completing_a_set_as_the_last_seat_ends_the_game_at_once_mirror_positions_differ():
+    """'When this happens, complete the current round so that each player has played the same number of
+    turns.' Buying the 4th cherry ends the game at once for the last seat (player_1) and wins; the same
+    purchase by the initial player hands the other a last turn, in which a 4th strawberry wins on fruits.
+    So the mover's seat matters, and mirror positions give the mover different observations."""
+    first, last = mirror({}, "player_0"), mirror({}, "player_1")
+    obs_first, obs_last = R.observe(first, 0)[0], R.observe(last, 1)[0]
+    assert blocks_differing(obs_first, obs_last, first.config) == {"seat", "turns_left"}
+
+    ended = play(last, "plant from position 6", "buy slot 1")
+    assert ended.done[0] and R.winners(ended)[0].tolist() == [False, True], "the round was complete: it ends now"
+
+    state = play(first, "plant from position 6", "buy slot 1")
+    d = R.describe(state)
+    assert not d["done"] and d["last_round"] and d["to_move"] == "player_1", "player_1 still plays this round"
+    assert d["market"][0] == "strawberry"
+    state, rewards = R.step(state, np.array([R.string_to_action(state.config, "plant from position 2")]))
+    state, rewards = R.step(state, np.array([R.string_to_action(state.config, "buy slot 0")]))
+    assert state.done[0] and rewards[0].tolist() == [-1.0, 1.0], "two sets: 12 fruits beat 8"
+
+
+def under_the_stack(players=3, config=None, stack=("strawberry", "banana", "grapes", "pineapple"), keep=1, **extra):
+    """player_0 buys a cherry, pays for a two-card draw and keeps drawn card `keep`; the other goes under."""
+    state = position(
+        players,
+        farms={"player_0": farm([9, 0, 0, 0, 0, 0, 2])},
+        stack=list(stack),
+        config={"market_operation": True, **(config or {})},
+        **extra,
+    )
+    return play(state, "plant from position 6", "buy slot 1", "pay 1 seed, draw two", f"keep drawn card {keep}")
+
+
+def under(state, seat):
+    """What `seat` observes of the cards put under the stack: [(card name or None, knowers observer-first)]."""
+    layout = R.observation_layout(state.config)
+    p = state.config.num_players
+    obs = R.observe(state, seat)[0]
+    cards = obs[layout["under_cards"]].reshape(R.MAX_UNDER, C.N_CODES)
+    knowers = obs[layout["under_knowers"]].reshape(R.MAX_UNDER, p)
+    out = []
+    for j in range(R.MAX_UNDER):
+        if knowers[j].any():
+            name = C.card_name(int(cards[j].argmax())) if cards[j].any() else None
+            out.append((name, knowers[j].astype(int).tolist()))
+        else:
+            assert not cards[j].any()
+    return out, obs[layout["under_depth"]][0] * R.DECK_SIZE
+
+
+def test_a_card_put_under_the_stack_is_observed_at_its_depth_by_its_knower_only():
+    """Market Operation: '...puts one in the Market and the other at the bottom of the Market stack.' Its
+    place is public (it went under everything), its face is known to the drawer only; observers see who knows it."""
+    state = under_the_stack(3)
+    assert R.describe(state)["hidden"]["stack"] == ["grapes", "pineapple", "strawberry"]
+    assert under(state, 0) == ([("strawberry", [1, 0, 0])], 2.0), "the drawer: strawberry, below 2 cards"
+    assert under(state, 1) == ([(None, [0, 0, 1])], 2.0), "player_1: a face-down card player_0 knows"
+    assert under(state, 2) == ([(None, [0, 1, 0])], 2.0)
+    view = fpicture.view(state, 0, 1)
+    assert view["stack"]["under"] == [{"card": "face down", "known_by": ["player_0"]}]
+    assert fpicture.view(state, 0, 0)["stack"]["under"] == [{"card": "strawberry", "known_by": ["player_0"]}]
+
+
+def test_a_second_knower_keeps_the_first_knowers_knowledge():
+    """Perfect recall: player_0 put the strawberry under; player_1 draws it with the grapes player_2 put under.
+    While player_1 chooses, player_0 knows the first drawn card and player_2 the second; whichever goes back
+    under is known to both its knowers."""
+    state = position(
+        3,
+        farms={"player_1": farm([9, 0, 0, 0, 0, 0, 2])},
+        stack=["strawberry", "grapes"],
+        stack_known_by=[["player_0"], ["player_2"]],
+        to_move="player_1",
+        config={"market_operation": True},
+    )
+    state = play(state, "plant from position 6", "buy slot 1", "pay 1 seed, draw two")
+    assert R.describe(state)["drawn_known_by"] == [["player_0", "player_1"], ["player_1", "player_2"]]
+    layout = R.observation_layout(state.config)
+    drawn = {k: R.observe(state, k)[0, layout["drawn"]].reshape(2, C.N_CODES) for k in range(3)}
+    assert drawn[0][0, C.code("strawberry")] == 1 and not drawn[0][1].any(), "player_0 knows only its own card"
+    assert drawn[1][0, C.code("strawberry")] == 1 and drawn[1][1, C.code("grapes")] == 1, "the drawer knows both"
+    assert not drawn[2][0].any() and drawn[2][1, C.code("grapes")] == 1
+    state = play(state, "keep drawn card 1")
+    assert R.describe(state)["stack_known_by"] == [["player_0", "player_1"]]
+    assert under(state, 0)[0] == [("strawberry", [1, 1, 0])], "player_0 still knows it, and that player_1 does"
+    assert under(state, 1)[0] == [("strawberry", [1, 0, 1])]
+    assert under(state, 2)[0] == [(None, [0, 1, 1])]
+
+
+@pytest.mark.parametrize("trigger, public", [("drawn", True), ("placed", False)])
+def test_an_umbrella_shown_by_a_two_card_draw_is_known_to_everyone(trigger, public):
+    """Umbrella: 'When such a card is drawn ... all players immediately add [seeds]': with umbrella_trigger
+    'drawn' everyone sees which umbrella fired, so when it goes under the stack all know it; with 'placed'
+    a card put under triggers nothing and only its drawer knows it."""
+    state = under_the_stack(
+        2, {"umbrella": True, "umbrella_trigger": trigger}, stack=("cherry (umbrella)", "banana", "grapes"), keep=1
+    )
+    assert R.describe(state)["hidden"]["stack"] == ["grapes", "cherry (umbrella)"]
+    assert under(state, 0)[0] == [("cherry (umbrella)", [1, 1] if public else [1, 0])]
+    assert under(state, 1)[0] == ([("cherry (umbrella)", [1, 1])] if public else [(None, [0, 1])])
+
+
+def test_observation_says_the_seat_and_the_turns_left_in_the_round():
+    """'The game starts with the initial player and then each turn proceeds clock-wise': the observer's
+    seat counts from the initial player; turns left in the round follow from whose turn it is."""
+    state = position(3, to_move="player_1")
+    layout = R.observation_layout(state.config)
+    for seat in range(3):
+        obs = R.observe(state, seat)[0]
+        assert obs[layout["seat"]].tolist() == np.eye(3)[seat].tolist()
+        assert obs[layout["to_move"]].tolist() == np.eye(3)[(1 - seat) % 3].tolist(), "relative to the observer"
+        assert obs[layout["turns_left"]].tolist() == [0, 1, 0], "player_2 plays after player_1 this round"
+
+
+def random_states(options, players=3, games=48, steps=160, every=8, seed=0):
+    """Positions of a batch of random games, every `every` steps."""
+    config = R.SPEC.make_config(players, **options)
+    state = R.init(config, rng.keys_from_seed(seed, games))
+    gen = np.random.default_rng(seed)
+    for t in range(steps):
+        if t % every == 0:
+            yield state
+        mask = R.legal_mask(state) | state.done[:, None]
+        state, _ = R.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
+
+
+def test_private_cards_are_neither_lost_nor_leaked():
+    """No loss and no leak of what is private: exchanging two face-down cards (in the stack or a pending
+    draw) changes a seat's observation exactly when it changes what the seat knows. (check_game edits
+    public fields only; this edits the hidden ones.)"""
+    from fruit_envs.testing import canonical_knowledge
+
+    changed = 0
+    for state in random_states({"market_operation": True, "umbrella": True, "umbrella_trigger": "placed"}):
+        for i in np.flatnonzero((state.stack_knowers != 0).any(axis=1) & ~state.done)[:6]:
+            game = state.take(i)
+            places = np.concatenate([game.stack[0], game.drawn[0]])
+            known = np.flatnonzero(np.concatenate([game.stack_knowers[0], game.drawn_knowers[0]]))
+            a = int(known[-1])
+            b = int(np.flatnonzero((places >= 0) & (places != places[a]))[0])
+            swapped = np.concatenate([game.stack, game.drawn], axis=1)
+            swapped[0, [a, b]] = swapped[0, [b, a]]
+            other = game.copy()
+            other.stack, other.drawn = swapped[:, : R.DECK_SIZE].copy(), swapped[:, R.DECK_SIZE :].copy()
+            assert not R.invariants(other)
+            for seat in range(3):
+                knows_more = canonical_knowledge(game, 0, seat) != canonical_knowledge(other, 0, seat)
+                differs = not np.array_equal(R.observe(game, seat), R.observe(other, seat))
+                assert knows_more == differs, f"seat {seat}, exchanged places {a} and {b}: {R.describe(game)}"
+                changed += knows_more
+    assert changed > 20, "the exchanges reached cards some seat knows"
+
+
+@pytest.mark.parametrize(
+    "options", [{"market_operation": True, "umbrella": True}, {"market_operation": True, "beginner": True}]
+)
+def test_describe_round_trips_every_reachable_position(options):
+    """`from_description` accepts every position play reaches (it refuses only impossible ones)."""
+    for state in random_states(options, players=2, games=32, steps=240, every=12):
+        for i in range(0, state.batch_size, 5):
+            assert R.from_description(R.describe(state, i)).equals(state.take(i))
+
+
+def description(**changes):
+    d = R.describe(position(3, config={"market_operation": True}))
+    d.update(changes)
+    return d
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"phase": "target"}, "phase 'target' needs a target"),
+        ({"phase": "keep", "target": 1, "market": ["empty", "cherry", "banana", "grapes"]}, "two drawn cards"),
+        (
+            {"hidden": {"stack": ["grapes"] * 5, "drawn": ["cherry", "banana"]}, "drawn_known_by": [["player_0"]] * 2},
+            "hidden.drawn must be empty outside phase 'keep'",
+        ),
+        ({"phase": "target", "target": 0}, "the House is never a target"),
+        ({"phase": "target", "target": 7}, "farm position 1..6"),
+        ({"stack_known_by": [["player_0"], ["player_3"], [], [], []]}, "lists of distinct seats"),
+        ({"stack_known_by": [["player_0", "player_0"], [], [], [], []]}, "lists of distinct seats"),
+        ({"stack_known_by": [["player_0"], [], [], [], []]}, "below every card nobody knows"),
+        ({"stack_known_by": [[], []]}, "stack_known_by must list the knowers of each of the 5 cards"),
+        ({"phase": "plant", "target": 3}, "target must be None in phase 'plant'"),
+        ({"stack_size": 4}, "stack_size must be 5"),
+        ({"rounds": -1}, "rounds must be an integer in 0..max_rounds"),
+        ({"phase": "over"}, "done must be true exactly in phase 'over'"),
+        ({"phase": "everything"}, "phase must be one of"),
+    ],
+)
+def test_from_description_refuses_positions_that_cannot_occur(changes, message):
+    """A hand-built position no game can reach is refused, naming the field and what is allowed."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        R.from_description(description(**changes))
+
+
+def test_from_description_refuses_a_hidden_umbrella_that_a_draw_showed():
+    """With umbrella_trigger 'drawn', an umbrella card that went through a two-card draw was shown to all."""
+    d = R.describe(position(2, config={"market_operation": True, "umbrella": True}))
+    d["hidden"]["stack"], d["stack_size"] = ["grapes", "cherry (umbrella)"], 2
+    d["stack_known_by"] = [[], ["player_0"]]
+    with pytest.raises(ValueError, match="shown to everyone"):
+        R.from_description(d)
+    d["stack_known_by"] = [[], ["player_0", "player_1"]]
+    assert R.from_description(d).stack_knowers[0, 1] == 3
+
+
+def test_from_description_refuses_another_version():
+    """Positions, records and saved states carry their rules version; v0 ones are refused, naming v1."""
+    d = R.describe(position(2))
+    d["version"] = 0
+    with pytest.raises(ValueError, match=r"fruit_picking v0, rules are v1 \(fruit_picking_v1\)"):
+        R.from_description(d)
+
+
+def test_redeal_hidden_resamples_what_the_seat_cannot_tell_apart():
+    """`redeal_hidden` keeps all the seat knows (table, knowers, the cards it knows) and shuffles the rest."""
+    from fruit_envs.testing import canonical_knowledge
+
+    for state in random_states({"market_operation": True, "umbrella": True}, steps=120, every=30):
+        for seat in range(3):
+            other = R.redeal_hidden(state, seat, rng.keys_from_seed(seat, state.batch_size))
+            assert not R.invariants(other)
+            assert np.array_equal(R.observe(state, seat), R.observe(other, seat))
+            assert np.array_equal(other.stack_knowers, state.stack_knowers)
+            for i in range(0, state.batch_size, 7):
+                assert canonical_knowledge(state, i, seat) == canonical_knowledge(other, i, seat)
+
+
+def test_redeal_hidden_is_uniform_and_keeps_umbrellas_where_nobody_looked():
+    """From player_0's seat: 4 cards nobody saw (one an umbrella) above a card player_1 put under. With
+    umbrellas shown on drawing, player_1's card is no umbrella; every consistent arrangement is equally likely."""
+    d = R.describe(position(2, config={"market_operation": True, "umbrella": True}))
+    d["hidden"]["stack"] = ["grapes", "banana", "cherry (umbrella)", "strawberry", "pineapple"]
+    d["stack_known_by"] = [[], [], [], [], ["player_1"]]
+    n = 8000
+    state = R.from_description(d).take(np.zeros(n, dtype=int))
+    dealt = R.redeal_hidden(state, 0, rng.keys_from_seed(7, n))
+    umbrella = dealt.stack[:, :5] == C.code("cherry", True)
+    assert not umbrella[:, 4].any(), "player_1's card went through a draw without showing an umbrella"
+    assert np.allclose(umbrella[:, :4].mean(axis=0), 0.25, atol=0.03)
+    bottom = dealt.stack[:, 4]
+    for kind in ("grapes", "banana", "strawberry", "pineapple"):
+        assert abs((bottom == C.code(kind)).mean() - 0.25) < 0.03
+    assert np.array_equal(R.redeal_hidden(state, 1, rng.keys_from_seed(7, n)).stack[:, 4], state.stack[:, 4])
+
+
+def test_check_game_catches_the_v0_observation_without_seat():
+    """check_game's no-loss part fails an observation without the observer's seat and turns (v0's)."""
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def seatless(state, player):
+        obs = honest(state, player)
+        lay = R.observation_layout(state.config)
+        obs[:, lay["seat"]] = obs[:, lay["turns_left"]] = 0.0
+        return obs
+
+    R.observe = seatless
+    try:
+        with pytest.raises(ConformanceError, match="no loss: .*every seat moved on"):
+            check_game("fruit_picking", 2, num_games=4)
+    finally:
+        R.observe = honest
+
+
+# --- Versions ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:.*out of date:DeprecationWarning")
+def test_fruit_picking_v0_is_retired_naming_v1():
+    """The observation changed in v1: the old module and Gymnasium id fail, naming the new ones."""
+    import importlib
+    import sys
+
+    import gymnasium
+
+    import fruit_envs
+
+    sys.modules.pop("fruit_envs.fruit_picking_v0", None)
+    with pytest.raises(ImportError, match=r"fruit_picking_v0 is retired: .*fruit_envs\.fruit_picking_v1"):
+        importlib.import_module("fruit_envs.fruit_picking_v0")
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match=r"fruit_envs/FruitPicking-v1"):
+        gymnasium.make("fruit_envs/FruitPicking-v0")
+    assert fruit_envs.all_environments["fruit/fruit_picking_v1"].__doc__.startswith("Fruit Picking")
+    assert R.SPEC.gym_id == "fruit_envs/FruitPicking-v1"
+
+
+def test_v0_records_and_saved_states_are_refused(tmp_path):
+    """Records and saved states carry their rules version; v0 ones are refused with a clear message."""
+    import io
+    import json
+
+    from fruit_envs.core import record as frecord
+    from fruit_envs.core import state as fstate
+
+    buffer = io.BytesIO()
+    fstate.save(position(2), buffer)
+    saved = dict(np.load(io.BytesIO(buffer.getvalue())))
+    meta = json.loads(str(saved["__meta__"]))
+    saved["__meta__"] = np.array(json.dumps({**meta, "version": 0}))
+    np.savez(tmp_path / "v0.npz", **saved)
+    with pytest.raises(ValueError, match="fruit_picking v0, but the installed rules are v1"):
+        fstate.load(tmp_path / "v0.npz")
+    record = frecord.GameRecord(game="fruit_picking", rules_version=0, config={"num_players": 2}, actions=[], key=0)
+    with pytest.raises(frecord.RecordError, match=r"rules v0 \(fruit_picking_v0\), but this fruit_envs has v1"):
+        frecord.replay(record)

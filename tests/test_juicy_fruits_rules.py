@@ -9,7 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from juicy_fruits_helpers import START, describe, fruit, island, legal, phase, picture, play, points, position, score
+from juicy_fruits_helpers import (
+    CLOGGED,
+    START,
+    clogged,
+    describe,
+    fruit,
+    island,
+    legal,
+    phase,
+    picture,
+    play,
+    points,
+    position,
+    score,
+)
 
 from fruit_envs.core import rng
 from fruit_envs.games.juicy_fruits import components as C
@@ -565,15 +579,54 @@ def test_tie_break_among_three():
     assert R.winners(state)[0].tolist() == [False, True, False]
 
 
-def test_round_cap_truncates():
-    """Engine safety (components.ROUND_CAP): a game that has not ended after the cap is cut off, scored like a normal end, and flagged truncated."""
+def test_round_cap_truncates_without_outcome():
+    """Engine safety net (components.ROUND_CAP), not a rule: a game the license marker has not ended after the cap is cut off, flagged truncated, pays no outcome and scores no stalls (the end-of-game scoring belongs to the rules' end)."""
     pic = ". ~ ~ ~ .\n~ B . L ~\n~ . P . ~\n~ O . M ~\ninfo ~ ~ ~ tower"
     state = position(players={"player_1": {"island": pic}}, to_move="player_1", rounds_completed=C.ROUND_CAP - 1)
     state, rewards = play(state, *_a_turn(state))
     d = describe(state)
-    assert d["done"] and d["truncated"] and d["license_steps_left"] > 0
-    assert points(state, 1)["stalls"] == 1, "the info booth counts the tower's star"
-    assert rewards.tolist() == [-1.0, 1.0]
+    assert d["done"] and d["truncated"] and d["license_steps_left"] > 0 and d["rounds_completed"] == C.ROUND_CAP
+    assert points(state, 1)["stalls"] == 0, "the info booth's star is not scored at a cut-off"
+    assert rewards.tolist() == [0.0, 0.0], "player_1 leads 5-0 (tower 3 + claim 2... ) but a cut-off pays no outcome"
+    assert score(state, 1) > score(state, 0)
+
+
+def test_frozen_game_is_cut_off_at_the_end_of_the_round():
+    """Issue 16: 'The game ends at the end of the round in which the license marker arrives at the X', and nothing forces anyone to move it. Both islands clogged (a 2 x 2 venue and packed collectors), no fruit, an empty board: every turn is a forced pass and nothing can change, so at the end of the round the game is cut off (truncated), 13-13, with no outcome."""
+    state = clogged()
+    assert legal(state) == {"pass"} and describe(state)["license_steps_left"] == 6
+    state, rewards = play(state, "pass")
+    assert not describe(state)["done"], "the round is not over"
+    assert legal(state) == {"pass"}
+    state, more = play(state, "pass")
+    d = describe(state)
+    assert d["done"] and d["truncated"] and d["rounds_completed"] == 1
+    assert (rewards + more).tolist() == [0.0, 0.0] and score(state, 0) == score(state, 1) == 13
+    assert "truncated: no winner" in R.render(state, 0) and "leading: player_1 with 13 points" in R.render(state, 0)
+
+
+def test_frozen_detection_is_exact():
+    """A game is cut off only when no seat can do anything but pass: one seat able to supply a ship, claim a token, move a token or (juice factory) advance a disc keeps it going; in the last round (marker at X) the rules end it instead."""
+    assert R.frozen(clogged(), np.array([0])).tolist() == [True]
+    ship = describe(clogged())["players"]["player_1"]["ships"]["A"]
+    cost = C.SHIP_COST[C.SHIP_NAMES.index(ship)]
+    can_supply = clogged(players_fruit={"player_1": dict(zip(C.FRUITS, cost.tolist(), strict=True))})
+    assert R.frozen(can_supply, np.array([0])).tolist() == [False]
+    can_claim = clogged(
+        business_board=[["tower"], [], [], [], []], players_fruit={"player_0": {"orange": 1, "lime": 1}}
+    )
+    assert R.frozen(can_claim, np.array([0])).tolist() == [False]
+    can_claim_no_fruit = clogged(business_board=[["tower"], [], [], [], []])
+    assert R.frozen(can_claim_no_fruit, np.array([0])).tolist() == [True]
+    can_move = clogged(islands={"player_0": CLOGGED.replace("~  B", ".  B", 1)})  # a2 free: B can move
+    assert R.frozen(can_move, np.array([0])).tolist() == [False]
+    juicy = {"num_players": 2, "score_board": "juicy"}
+    assert R.frozen(clogged(config=juicy), np.array([0])).tolist() == [True]
+    first_arrow = dict(zip(C.FRUITS, C.ARROW_COST[0].tolist(), strict=True))  # S-A1, from the start tank
+    can_advance = clogged(config=juicy, players_fruit={"player_1": first_arrow})
+    assert R.frozen(can_advance, np.array([0])).tolist() == [False]
+    state, rewards = play(clogged(last_round=True), "pass", "pass")
+    assert describe(state)["done"] and not describe(state)["truncated"] and rewards.tolist() == [1.0, -1.0]
 
 
 def test_start_picture_helper_matches_a_real_setup():

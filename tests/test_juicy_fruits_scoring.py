@@ -187,13 +187,24 @@ def test_observation_declared_shape_and_bounds():
 
 def test_spec_declares_its_facts():
     spec = fruit_envs.get_spec("juicy_fruits")
-    assert spec.gym_id == "fruit_envs/JuicyFruits-v0" and spec.pettingzoo_name == "juicy_fruits_v0"
+    assert spec.gym_id == "fruit_envs/JuicyFruits-v1" and spec.pettingzoo_name == "juicy_fruits_v1"
     assert spec.num_actions == 66 and spec.player_counts == (2, 3, 4)
     assert spec.chance and not spec.hidden_information and not spec.simultaneous
     assert spec.max_game_length(spec.make_config(2)) == C.ROUND_CAP * 2 * 9
     assert spec.reward_bounds(spec.make_config(2, reward="score"))[1] >= 12 + 16
     assert "corners_playable" in spec.describe_options() and "ship_setup" in spec.describe_options()
-    assert fruit_envs.all_environments["fruit/juicy_fruits_v0"].__doc__.startswith("Juicy Fruits")
+    assert fruit_envs.all_environments["fruit/juicy_fruits_v1"].__doc__.startswith("Juicy Fruits")
+    assert "ROUND_CAP" in spec.truncation and "frozen" in spec.truncation
+
+
+def test_v0_is_retired_naming_v1():
+    """v1 (issue 16): a game cut off by a cap pays no outcome; the old module and Gymnasium id say where to go."""
+    import gymnasium
+
+    with pytest.raises(ImportError, match="juicy_fruits_v0 is retired.*fruit_envs.juicy_fruits_v1.*JuicyFruits-v1"):
+        import fruit_envs.juicy_fruits_v0  # noqa: F401
+    with pytest.warns(DeprecationWarning), pytest.raises(gymnasium.error.DeprecatedEnv, match="JuicyFruits-v1"):
+        gymnasium.make("fruit_envs/JuicyFruits-v0")
 
 
 def test_bad_options_say_what_is_allowed():
@@ -207,7 +218,7 @@ def test_bad_options_say_what_is_allowed():
 
 
 def test_raw_env_refuses_an_illegal_action():
-    env = fruit_envs.juicy_fruits_v0.raw_env()
+    env = fruit_envs.juicy_fruits_v1.raw_env()
     env.reset(seed=3)
     mask = env.observe(env.agent_selection)["action_mask"]
     with pytest.raises(IllegalActionError, match="move_token"):

@@ -60,7 +60,7 @@ def test_registered_as_its_own_game_and_clearly_not_the_official_solo_mode():
     assert "score attack" in SPEC.name
     page = fruit_envs.all_environments["fruit/juicy_fruits_solo_v0"].__doc__
     assert "OUR OWN" in page and "not the official solo" in page
-    assert "score attack" in fruit_envs.juicy_fruits_v0.__doc__.lower()
+    assert "score attack" in fruit_envs.juicy_fruits_v1.__doc__.lower()
     assert "NOT the official solo mode" in " ".join(C.__doc__.split())
     with pytest.raises(ValueError, match="num_players in \\[1\\]"):
         SPEC.make_config(2)

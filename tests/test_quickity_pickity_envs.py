@@ -3,12 +3,14 @@ Gymnasium single and vector envs, declared facts and option errors."""
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium
 import numpy as np
 import pytest
 
 import fruit_envs
-from fruit_envs import quickity_pickity_v0
+from fruit_envs import quickity_pickity_v1
 from fruit_envs.core.gym_env import FruitVectorEnv
 from fruit_envs.core.spec import get_spec
 
@@ -21,7 +23,7 @@ def random_legal(mask, rng):
 
 
 def test_parallel_env_step_is_one_tick_of_the_race():
-    env = quickity_pickity_v0.parallel_env(num_players=3)
+    env = quickity_pickity_v1.parallel_env(num_players=3)
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(0)
     ticks = 0
@@ -40,7 +42,7 @@ def test_parallel_env_step_is_one_tick_of_the_race():
 
 
 def test_aec_players_choose_in_seat_order_each_tick():
-    env = quickity_pickity_v0.env(num_players=4)
+    env = quickity_pickity_v1.env(num_players=4)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     order = []
@@ -52,7 +54,7 @@ def test_aec_players_choose_in_seat_order_each_tick():
 
 
 def test_aec_terminal_rewards_reach_their_agents():
-    env = quickity_pickity_v0.env(num_players=2)
+    env = quickity_pickity_v1.env(num_players=2)
     env.reset(seed=11)
     total = dict.fromkeys(env.possible_agents, 0.0)
     rng = np.random.default_rng(0)
@@ -65,11 +67,11 @@ def test_aec_terminal_rewards_reach_their_agents():
 
 
 def test_gymnasium_single_and_vector_envs():
-    env = gymnasium.make("fruit_envs/QuickityPickity-v0", num_players=3, opponent="greedy", seat=1)
+    env = gymnasium.make("fruit_envs/QuickityPickity-v1", num_players=3, opponent="greedy", seat=1)
     obs, info = env.reset(seed=0)
     assert obs.shape == SPEC.observation_shape(env.unwrapped.config) and info["seat"] == 1
     assert env.unwrapped.game_state.to_move[0] == 1, "player_0 chose before the learner"
-    vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v0", num_envs=32, opponent="greedy")
+    vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v1", num_envs=32, opponent="greedy")
     assert isinstance(vec.unwrapped, FruitVectorEnv)
     obs, info = vec.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -83,45 +85,63 @@ def test_gymnasium_single_and_vector_envs():
 
 
 def test_options_reach_the_game_and_bad_ones_are_explained():
-    env = quickity_pickity_v0.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
+    env = quickity_pickity_v1.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
     env.reset(seed=0)
     assert env.game_state.layout.shape[1] == 67 and env.config.family and env.config.rounds_to_win == 2
     for kwargs, message in [
         ({"family": "yes"}, r"choose one of \[False, True\]"),
-        ({"two_player_tiles": "third"}, r"choose one of \['half', 'all'\]"),
+        ({"two_player_tiles": "half"}, r"choose one of \['random_half', 'one_of_each', 'all'\]"),
         ({"rounds_to_win": 9}, r"choose one of \[1, 2, 3, 4, 5\]"),
         ({"num_players": 6}, r"supports num_players in \[2, 3, 4, 5\]"),
         ({"monkeys": 4}, r"unknown option\(s\) \['monkeys'\]; allowed options are"),
     ]:
         with pytest.raises(ValueError, match=message):
-            quickity_pickity_v0.parallel_env(**kwargs)
+            quickity_pickity_v1.parallel_env(**kwargs)
         with pytest.raises(ValueError, match=message):
-            gymnasium.make("fruit_envs/QuickityPickity-v0", **kwargs)
+            gymnasium.make("fruit_envs/QuickityPickity-v1", **kwargs)
 
 
 def test_declared_facts():
     config = SPEC.make_config(4)
-    assert SPEC.num_actions == R.NUM_ACTIONS == 43 and SPEC.wait_action == R.WAIT
-    assert SPEC.simultaneous and SPEC.hidden_information and SPEC.chance
-    assert SPEC.observation_shape(config) == (14 * 67 + 68 + 148 * 4,)
-    assert SPEC.observation_shape(SPEC.make_config(2)) == (14 * 35 + 68 + 148 * 2,)
+    assert SPEC.num_actions == R.NUM_ACTIONS == 99 and SPEC.wait_action == R.WAIT == 98
+    assert SPEC.simultaneous and SPEC.hidden_information and SPEC.chance and SPEC.symmetric_seats
+    assert SPEC.version == 1 and SPEC.gym_id == "fruit_envs/QuickityPickity-v1"
+    assert SPEC.observation_shape(config) == (122 + 21 * 4 + 64 * (4 + 15),)
+    assert SPEC.observation_shape(SPEC.make_config(2)) == (122 + 21 * 2 + 32 * (2 + 15) + 64,) == (772,)
+    assert SPEC.observation_shape(SPEC.make_config(2, two_player_tiles="one_of_each")) == (772 - 64,)
+    assert SPEC.observation_shape(SPEC.make_config(3)) == (1337,)
     assert SPEC.max_game_length(config) == 9 * 195 * 4
     assert SPEC.reward_bounds(config) == (-1.0, 1.0)
     low, high = SPEC.reward_bounds(SPEC.make_config(2, reward="score"))
     assert low == -20 and high > 0
-    assert fruit_envs.all_environments["fruit/quickity_pickity_v0"] is quickity_pickity_v0
+    assert fruit_envs.all_environments["fruit/quickity_pickity_v1"] is quickity_pickity_v1
     for name in ("family", "two_player_tiles", "rounds_to_win"):
         assert name in SPEC.describe_options()
 
 
+def test_version_zero_is_retired_with_a_message_naming_version_one():
+    """The observation and the rules changed in v1: the old module and the old Gymnasium id refuse to
+    load, each naming the new one."""
+    with pytest.raises(ImportError, match=r"quickity_pickity_v0 is retired: .*fruit_envs\.quickity_pickity_v1 "):
+        importlib.import_module("fruit_envs.quickity_pickity_v0")
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="Please use `fruit_envs/QuickityPickity-v1`"):
+        with pytest.warns(DeprecationWarning):
+            gymnasium.make("fruit_envs/QuickityPickity-v0")
+    assert "fruit/quickity_pickity_v0" not in fruit_envs.all_environments
+    old = R.describe(R.init(SPEC.make_config(2), np.array([1], dtype=np.uint64)))
+    old["version"] = 0
+    with pytest.raises(ValueError, match="description is of version 0, rules are v1"):
+        R.from_description(old)
+
+
 def test_page_documents_every_option_and_layout_block():
-    page = quickity_pickity_v0.__doc__
+    page = quickity_pickity_v1.__doc__
     for name in list(SPEC.config_cls.options()) + list(R.observation_layout(SPEC.make_config(2))):
         assert f"`{name}`" in page, name
 
 
 def test_render_modes():
-    env = quickity_pickity_v0.raw_env(render_mode="ansi")
+    env = quickity_pickity_v1.raw_env(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert text.startswith("Quickity Pickity - 2 players") and "monkeys face up: 0/3" in text
@@ -143,6 +163,23 @@ def test_check_game_catches_a_peek_under_face_down_tiles(monkeypatch):
     monkeypatch.setattr(R, "observe", peeking)
     with pytest.raises(ConformanceError, match="re-dealt"):
         check_game("quickity_pickity", 2, num_games=32, loss_games=0)
+
+
+def test_check_game_catches_a_peek_into_the_box(monkeypatch):
+    """With two players a random half of the fruit lies in the box unseen; `redeal_hidden` redraws it from
+    what the seats have seen, so an observation that counts a type's copies in play fails."""
+    from fruit_envs.testing import ConformanceError, check_game
+
+    honest = R.observe
+
+    def peeking(state, player):
+        obs = honest(state, player)
+        obs[:, 0] = state.in_play[:, 0]  # copies of sweet red round in play
+        return obs
+
+    monkeypatch.setattr(R, "observe", peeking)
+    with pytest.raises(ConformanceError, match="re-dealt"):
+        check_game("quickity_pickity", 2, num_games=32)
 
 
 def test_check_game_catches_a_peek_at_the_pile(monkeypatch):

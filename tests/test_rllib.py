@@ -132,6 +132,30 @@ def test_the_end_of_a_game_reaches_every_agent_at_once():
         env.step({"player_0": 0})
 
 
+def test_a_frozen_game_is_truncated_for_every_agent_with_no_reward():
+    """Issue 16: the clogged Juicy Fruits position ends truncated (not terminated) with 0 for both seats;
+    the same position in its last round ends terminated with the outcome."""
+    from juicy_fruits_helpers import clogged
+
+    from fruit_envs.games.juicy_fruits import rules as R
+
+    for last_round, truncated, paid in ((False, True, [0.0, 0.0]), (True, False, [1.0, -1.0])):
+        env = FruitMultiAgentEnv({"game": "juicy_fruits", "num_players": 2})
+        obs, _ = env.load_state(clogged(last_round=last_round))
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            ((agent, o),) = obs.items()
+            assert np.flatnonzero(o["action_mask"]).tolist() == [R.PASS]
+            obs, rewards, terms, truncs, infos = env.step({agent: R.PASS})
+            for name, reward in rewards.items():
+                returns[name] += reward
+            if terms["__all__"] or truncs["__all__"]:
+                break
+        assert truncs["__all__"] is truncated and terms["__all__"] is (not truncated)
+        assert list(returns.values()) == paid and set(obs) == set(env.possible_agents)
+        assert all(info["truncated"] is truncated for info in infos.values())
+
+
 def test_illegal_actions_lose_and_are_counted_or_raise():
     env = FruitMultiAgentEnv({"game": "cherry_picking", "num_players": 2})
     obs, _ = env.reset(seed=0)
@@ -159,8 +183,8 @@ def test_illegal_actions_lose_and_are_counted_or_raise():
     strict.step({agent: np.int64(legal)})
 
 
-def test_the_metrics_callback_reports_counted_illegal_actions():
-    """The count the training script logs is the one the env puts in its final infos."""
+def test_the_metrics_callback_reports_counted_illegal_actions_and_truncated_games():
+    """The counts the training script logs are the ones the env puts in its final infos."""
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
 
     class Episode:
@@ -178,8 +202,11 @@ def test_the_metrics_callback_reports_counted_illegal_actions():
         metrics_logger=logger,
         env_index=0,
     )
-    callback.on_episode_end(episode=Episode({"player_0": {"illegal_actions": 0}}), metrics_logger=logger, env_index=0)
-    assert logger.reduce()["illegal_actions"] == 1
+    callback.on_episode_end(
+        episode=Episode({"player_0": {"illegal_actions": 0, "truncated": True}}), metrics_logger=logger, env_index=0
+    )
+    reduced = logger.reduce()
+    assert reduced["illegal_actions"] == 1 and reduced["truncated_games"] == 1
 
 
 def test_same_seed_same_game_and_rllib_accepts_the_env():

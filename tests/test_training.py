@@ -246,6 +246,19 @@ def test_rows_from_after_the_checkpoint_are_set_aside_not_lost(tmp_path):
     assert [r["timesteps"] for r in rows(tmp_path / "progress.superseded.csv")] == ["300", "400"]
 
 
+def test_a_log_from_an_older_run_takes_todays_columns(tmp_path):
+    """Resuming a run made before a column existed (eval.csv's `truncated`) keeps its rows, under today's header."""
+    path = tmp_path / "eval.csv"
+    path.write_text("timesteps,opponent,win_rate\n100,random,0.5\n")
+    log = train_ppo.CsvLog(path, train_ppo.EVAL_COLUMNS)
+    log.append({"timesteps": 200, "opponent": "random", "truncated": 3, "win_rate": 0.75})
+    assert path.read_text().splitlines()[0] == ",".join(train_ppo.EVAL_COLUMNS)
+    assert [(r["timesteps"], r["truncated"], r["win_rate"]) for r in log.rows()] == [
+        ("100", "", "0.5"),
+        ("200", "3", "0.75"),
+    ]
+
+
 @pytest.mark.parametrize("reward", ["score", "terminal"])
 def test_learner_is_paid_its_own_seat_only(reward):
     """The classic self-play bug pays the learner the opponent's reward; here each finished episode's

@@ -123,6 +123,7 @@ PROGRESS_COLUMNS = [
     "ep_rew_mean",
     "ep_len_mean",
     "success_rate",
+    "truncated_rate",  # share of the rollout's finished games cut off by a cap (no outcome paid)
     "policy_gradient_loss",
     "value_loss",
     "entropy_loss",
@@ -142,6 +143,7 @@ EVAL_COLUMNS = [
     "wins",
     "draws",
     "losses",
+    "truncated",  # games cut off by a cap: unfinished, neither win nor loss (win_rate is over finished games)
     "win_rate",
     "win_rate_low",
     "win_rate_high",
@@ -184,6 +186,18 @@ class CsvLog:
         self.path, self.columns = path, columns
         if not path.exists():
             atomic_write_text(path, ",".join(columns) + "\n")
+        elif self.rows_header() != columns:  # a run from an older version: its rows under today's columns
+            rows = self.rows()
+            tmp = path.with_name(path.name + ".tmp")
+            with tmp.open("w", newline="") as f:
+                writer = csv.DictWriter(f, columns, extrasaction="ignore")
+                writer.writeheader()
+                writer.writerows(rows)
+            os.replace(tmp, path)
+
+    def rows_header(self) -> list[str]:
+        with self.path.open(newline="") as f:
+            return next(csv.reader(f), [])
 
     def append(self, row: dict) -> None:
         with self.path.open("a", newline="") as f:
@@ -613,6 +627,7 @@ def train(args: Args) -> dict:
             writer.add_scalar(f"eval/win_rate_vs_{name}", result["win_rate"], timesteps)
             writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], timesteps)
             writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
+            writer.add_scalar(f"eval/truncated_rate_vs_{name}", result["truncated_rate"], timesteps)
         writer.flush()
         plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
 
@@ -627,6 +642,7 @@ def train(args: Args) -> dict:
             self.next_eval = (model.num_timesteps // args.eval_every + 1) * args.eval_every
             self.next_ckpt = (model.num_timesteps // args.checkpoint_every + 1) * args.checkpoint_every
             self.iterations = 0
+            self.finished = self.truncated = 0  # games of the current rollout (truncated_rate)
             self.bar = None
 
         def _on_training_start(self):
@@ -641,9 +657,16 @@ def train(args: Args) -> dict:
 
         def _on_step(self) -> bool:
             self.bar.update(args.num_envs)
+            for info in self.locals["infos"]:
+                if "episode" in info:  # a finished game
+                    self.finished += 1
+                    self.truncated += info["TimeLimit.truncated"]
             return self.interrupted.signal is None
 
         def _on_rollout_end(self) -> None:
+            if self.finished:
+                self.logger.record("rollout/truncated_rate", self.truncated / self.finished)
+            self.finished = self.truncated = 0
             self.iterations += 1
             t = model.num_timesteps
             if league is not None and self.iterations % args.snapshot_every == 0:
@@ -696,7 +719,7 @@ def train(args: Args) -> dict:
     return summary
 
 
-WIN_SUMMARY = ("win_rate", "win_rate_low", "win_rate_high", "games")
+WIN_SUMMARY = ("win_rate", "win_rate_low", "win_rate_high", "games", "truncated")
 SOLO_SUMMARY = ("mean_score", "score_low", "score_high", "games")
 
 
@@ -711,9 +734,10 @@ def print_summary(summary: dict) -> None:
                 f"(95% CI {r['score_low']:.2f}-{r['score_high']:.2f}, {r['games']} games)"
             )
             continue
+        unfinished = f", {r['truncated']} truncated" if r.get("truncated") else ""
         print(
             f"  PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
-            f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)"
+            f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games{unfinished}, seats rotated)"
         )
     print(f"TensorBoard: tensorboard --logdir {summary['run_dir']}")
 

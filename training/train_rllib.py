@@ -36,6 +36,8 @@ from typing import Literal
 from fruit_envs._checkout import provenance
 from fruit_envs._cli import prog
 from fruit_envs.training.train_ppo import (
+    EVAL_COLUMNS,
+    WIN_SUMMARY,
     CsvLog,
     Interrupted,
     atomic_write_text,
@@ -130,6 +132,7 @@ PROGRESS_COLUMNS = [
     "episodes",
     "ep_len_mean",
     "illegal_actions",
+    "truncated_games",  # games of the iteration cut off by a cap (no outcome paid)
     "policy_loss",
     "value_loss",
     "entropy",
@@ -138,18 +141,6 @@ PROGRESS_COLUMNS = [
     "learning_rate",
     "healthy_env_runners",
     "env_runner_restarts",
-]
-EVAL_COLUMNS = [
-    "timesteps",
-    "opponent",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "win_rate",
-    "win_rate_low",
-    "win_rate_high",
-    "seconds",
 ]
 # progress.csv column <- path in RLlib's result dict; TensorBoard group
 RESULT_KEYS = {
@@ -476,6 +467,7 @@ def train(args: Args) -> dict:
                 writer.add_scalar(f"eval/win_rate_vs_{name}", result["win_rate"], t)
                 writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], t)
                 writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], t)
+                writer.add_scalar(f"eval/truncated_rate_vs_{name}", result["truncated_rate"], t)
             writer.flush()
             plot_learning_curve(
                 run_dir / "eval.csv",
@@ -501,6 +493,7 @@ def train(args: Args) -> dict:
                 timesteps += sampled  # our own count: it survives --resume whatever RLlib restores
                 seconds = dig(result, ("time_this_iter_s",)) or float("nan")
                 illegal = dig(result, ("env_runners", "illegal_actions"))
+                truncated = dig(result, ("env_runners", "truncated_games"))
                 row = {
                     "timesteps": timesteps,
                     "iteration": iteration,
@@ -510,6 +503,7 @@ def train(args: Args) -> dict:
                     "sample_time": round(seconds - learn_time, 4),
                     "learn_time": round(learn_time, 4),
                     "illegal_actions": None if illegal is None else int(illegal),  # None: no game ended
+                    "truncated_games": None if truncated is None else int(truncated),
                 }
                 for column, (path, _) in RESULT_KEYS.items():
                     row[column] = dig(result, path)
@@ -561,10 +555,7 @@ def train(args: Args) -> dict:
             "iterations": iteration,
             "seconds": round(time.time() - started, 1),
             "illegal_actions": sum(int(r["illegal_actions"] or 0) for r in progress_log.rows()),
-            "eval": {
-                k: {kk: v[kk] for kk in ("win_rate", "win_rate_low", "win_rate_high", "games")}
-                for k, v in latest_eval.items()
-            },
+            "eval": {k: {kk: v[kk] for kk in WIN_SUMMARY} for k, v in latest_eval.items()},
             "exit_code": 0,
         }
         atomic_write_text(run_dir / "summary.json", json.dumps({**summary, "run_dir": str(run_dir)}, indent=2))
@@ -578,9 +569,10 @@ def print_summary(summary: dict) -> None:
     print(f"\nrun folder: {summary['run_dir']}")
     print(f"trained {summary['timesteps']:,} env steps in {summary['seconds']} s ({summary['iterations']} iterations)")
     for name, r in summary["eval"].items():
+        unfinished = f", {r['truncated']} truncated" if r.get("truncated") else ""
         print(
             f"  RLlib PPO vs {name:<6}: win rate {r['win_rate']:.3f} "
-            f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games, seats rotated)"
+            f"(95% CI {r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}, {r['games']} games{unfinished}, seats rotated)"
         )
     print(f"illegal actions taken: {summary['illegal_actions']}")
     print(f"policy: rllib:{summary['run_dir']}/model   TensorBoard: tensorboard --logdir {summary['run_dir']}")

@@ -16,6 +16,7 @@ from fruit_envs.games.quickity_pickity import components as C
 from fruit_envs.games.quickity_pickity import rules as R
 
 MAX_SIZE = 70  # above any set size (64 fruit in play)
+SIZE, BITS = 0, 5  # columns of a set row's features (after its owner's one-hot)
 
 
 def worth_table(missing_cost: float, optimism: tuple[float, ...]) -> np.ndarray:
@@ -40,6 +41,8 @@ class QuickityPickityGreedy:
     def __init__(self, config):
         self.config = config
         self.layout = R.observation_layout(config)
+        self.rows = R.fruit_count(config)  # set rows of the observation; own sets come first
+        self.players = config.num_players
         self.legal_table = C.SET_LEGAL_FAMILY if config.family else C.SET_LEGAL
         self.worth = worth_table(self.MISSING_COST, self.OPTIMISM)
         self.type_bits = C.KIND_BITS[: C.N_FRUIT_TYPES].astype(np.int64)
@@ -52,11 +55,13 @@ class QuickityPickityGreedy:
         return np.where(size == 0, 0.0, np.where(legal, value, float(C.ILLEGAL_SET)))
 
     def gains(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """`(B, 32, S)` gain of placing each fruit type into each own set, `(B, 32)` as a new set."""
-        lay, b = self.layout, len(obs)
-        sets = obs[:, lay["sets"]].reshape(b, -1, R.S, R.SET_FEATURES)[:, 0]  # own sets (B, S, F)
-        size = np.rint(sets[..., 1]).astype(np.int64)
-        bits = (np.rint(sets[..., 2:12]).astype(np.int64) << np.arange(C.N_BITS)).sum(axis=2)
+        """`(B, 32, F)` gain of placing each fruit type into each own set, `(B, 32)` as a new set."""
+        lay, b, p = self.layout, len(obs), self.players
+        rows = obs[:, lay["sets"]].reshape(b, self.rows, p + R.SET_FEATURES)
+        own = rows[..., 0] > 0.5  # the observer's sets are the first rows, in set order
+        size = np.where(own, np.rint(rows[..., p + SIZE]), 0).astype(np.int64)
+        planes = np.rint(rows[..., p + BITS : p + BITS + C.N_BITS]).astype(np.int64)
+        bits = np.where(own, (planes << np.arange(C.N_BITS)).sum(axis=2), 0)
         card_block = obs[:, lay["card"]]
         card = card_block[:, : C.N_CARDS].argmax(axis=1)
         monkeys = obs[:, lay["monkeys"]]
@@ -73,8 +78,7 @@ class QuickityPickityGreedy:
         lay, b = self.layout, len(obs)
         mask = np.asarray(mask, dtype=bool)
         into, alone = self.gains(obs)
-        has_room = obs[:, lay["players"].start] < R.S  # own number of sets
-        best = np.maximum(into.max(axis=2), np.where(has_room[:, None], alone, -np.inf))  # (B, 32)
+        best = np.maximum(into.max(axis=2), alone)  # (B, 32): a new set is always possible
         scores = np.zeros(mask.shape, dtype=np.float64)
         scores[:, R.FLIP_ACTION] = self.FLIP_WORTH
         scores[:, R.TAKE_BASE : R.PLACE_BASE] = best
@@ -83,7 +87,7 @@ class QuickityPickityGreedy:
             16 * held[:, 1:3].argmax(axis=1) + 4 * held[:, 3:7].argmax(axis=1) + held[:, 7:11].argmax(axis=1)
         ).astype(np.int64)
         rows = np.arange(b)
-        scores[:, R.PLACE_BASE : R.NEW_SET] = into[rows, kind]
+        scores[:, R.PLACE_BASE : R.PLACE_BASE + self.rows] = into[rows, kind]
         scores[:, R.NEW_SET] = alone[rows, kind]
         return argmax_legal(scores, mask, rng)
 

@@ -16,7 +16,7 @@ import numpy as np
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.errors import IllegalActionError
-from fruit_envs.core.spec import Config, GameSpec
+from fruit_envs.core.spec import Config, GameSpec, game_winners, outcome_codes
 
 
 class Policy(Protocol):
@@ -145,6 +145,28 @@ class LearnerBatch:
         self.pending_reward[:] = 0
         self.state = None
         self._start_games(np.arange(self.num_envs))
+        self._play_opponents()
+        return self.observe(), self.action_masks()
+
+    def load_state(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """Continue from given positions (a batch of `num_envs` live games, e.g. from `from_description`):
+        opponents move until each learner's turn; returns `reset`'s pair. These games are not recorded
+        (their start is not a seeded setup); the next ones are."""
+        if state.GAME != self.spec.id or state.config != self.config or state.batch_size != self.num_envs:
+            raise ValueError(
+                f"expected a batch of {self.num_envs} {self.spec.id} games with config {self.config}, "
+                f"got {state.batch_size} {state.GAME} games with config {state.config}"
+            )
+        if state.done.any():
+            raise ValueError("every loaded game must be live (not done)")
+        if self.state is None:
+            self.reset()
+        self.state = state.copy()
+        self.pending_reward[:] = 0
+        self.episode_return[:] = 0
+        self.episode_length[:] = 0
+        if self.recorder is not None:
+            self.recorder.skip[:] = True
         self._play_opponents()
         return self.observe(), self.action_masks()
 
@@ -288,14 +310,12 @@ class LearnerBatch:
         return out
 
     def _outcome(self, games: np.ndarray, illegal: np.ndarray) -> np.ndarray:
-        """+1 win, 0 draw, -1 loss of each finished learner (an illegal move is a loss)."""
+        """+1 win, 0 draw or truncated (no outcome), -1 loss of each finished learner (an illegal move
+        is a loss); see `fruit_envs.core.spec.outcome_rewards` for the contract."""
         sub = self.state.take(games)
-        best = self.rules.winners(sub)
-        seat_best = best[np.arange(len(games)), self.seats[games]]
-        outcome = np.where(seat_best, 1, -1)
-        outcome[best.all(axis=1)] = 0
+        outcome = outcome_codes(game_winners(self.rules, sub), self.seats[games], sub.truncated)
         outcome[illegal] = -1
-        return outcome.astype(np.int8)
+        return outcome
 
     def _phase_name(self, g: int) -> str:
         phase = getattr(self.state, "phase", None)

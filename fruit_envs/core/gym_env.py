@@ -107,6 +107,11 @@ class FruitEnv(gymnasium.Env):
             self.render()
         return obs[0], {"action_mask": mask[0], "seat": self.seat}
 
+    def load_state(self, state):
+        """Continue from a batch-of-1 position (e.g. `rules.from_description`); returns `reset`'s pair."""
+        obs, mask = self._batch.load_state(state)
+        return obs[0], {"action_mask": mask[0], "seat": self.seat}
+
     def step(self, action):
         out = self._batch.step(np.array([action]).reshape(1))
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
@@ -226,6 +231,11 @@ class FruitVectorEnv(VectorEnv):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         obs, self._masks = self._batch.reset(seed)
         self._ended[:] = False
+        return obs, {"action_mask": self._masks, "seat": self.seats}
+
+    def load_state(self, state):
+        """Continue from `num_envs` positions (a batch state); returns `reset`'s pair."""
+        obs, self._masks = self._batch.load_state(state)
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def step(self, actions):

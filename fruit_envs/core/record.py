@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from fruit_envs.core.spec import GameSpec, get_spec
+from fruit_envs.core.spec import GameSpec, game_winners, get_spec
 
 FORMAT = "fruit_envs.record"
 FORMAT_VERSION = 1
@@ -125,11 +125,14 @@ def digest(state, i: int = 0) -> str:
 
 
 def outcome_of(state, i: int = 0, illegal: dict | None = None) -> dict:
-    """Scores, winners (seats), decisions, truncation and digest of finished game `i`."""
+    """Scores, winners (seats), decisions, truncation and digest of finished game `i`.
+
+    A truncated game (cut off by a cap, see `fruit_envs.core.spec.outcome_rewards`) has no winners;
+    `leading` names who led when it was cut off (scores as they stood)."""
     rules = get_spec(state.GAME).rules
     sub = state.take(i)
     if illegal is None:
-        winners = [int(k) for k in np.flatnonzero(rules.winners(sub)[0])]
+        winners = [int(k) for k in np.flatnonzero(game_winners(rules, sub)[0])]
     else:  # the offenders lose, everyone else wins
         winners = [k for k in range(state.config.num_players) if k not in illegal["seats"]]
     out = {
@@ -139,6 +142,8 @@ def outcome_of(state, i: int = 0, illegal: dict | None = None) -> dict:
         "truncated": bool(state.truncated[i]),
         "digest": digest(state, i),
     }
+    if illegal is None and out["truncated"]:
+        out["leading"] = [int(k) for k in np.flatnonzero(rules.winners(sub)[0])]
     if illegal is not None:
         out["illegal"] = illegal
     return out
@@ -289,6 +294,8 @@ def replay(record: GameRecord, where: str = "record", check: bool = True) -> Rep
         if outcome is None:
             raise ReplayMismatch(f"{where}: the record has an outcome but the replayed game is not over")
         for name in ("length", "truncated", "scores", "winners", "digest"):
+            if name == "winners" and outcome["truncated"] and record.outcome.get(name) == outcome.get("leading"):
+                continue  # records made before the truncation contract named the leaders of a truncated game
             if name in record.outcome and record.outcome[name] != outcome[name]:
                 raise ReplayMismatch(
                     f"{where}: the replay differs from the record in {name}: recorded {record.outcome[name]}, "

@@ -18,7 +18,13 @@ from fruit_envs.core.spec import get_spec
 
 class FruitSB3VecEnv(VecEnv):
     """N games, learner seat vs opponents, same-step autoreset with `terminal_observation` in infos;
-    `record=PATH` appends every finished game to a JSON-lines file."""
+    `record=PATH` appends every finished game to a JSON-lines file.
+
+    A game ended by its rules has `TimeLimit.truncated=False` and its reward holds the outcome; a game
+    cut off by a cap (truncated, see `fruit_envs.core.spec.outcome_rewards`) has `TimeLimit.truncated=True`
+    and a reward without outcome, so SB3 bootstraps from `terminal_observation` instead. Every finished
+    game's info has `outcome` (+1 win, -1 loss, 0 draw or truncated) and `is_success` (a win).
+    """
 
     def __init__(
         self,
@@ -63,6 +69,12 @@ class FruitSB3VecEnv(VecEnv):
     def reset(self):
         obs, self._masks = self.batch.reset(self._seed)
         self._seed = None
+        return obs
+
+    def load_state(self, state) -> np.ndarray:
+        """Continue from `num_envs` positions (a batch state, e.g. from `from_description`); returns the
+        observations, as `reset` does."""
+        obs, self._masks = self.batch.load_state(state)
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:

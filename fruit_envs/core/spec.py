@@ -24,11 +24,36 @@ def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type
 
 
 def outcome_rewards(won: np.ndarray) -> np.ndarray:
-    """The `reward="terminal"` contract for `(n, P)` winner flags: +1 each winner, -1 each other
-    player, 0 all round when everyone shares the win (a full draw)."""
+    """The outcome a game the rules ended pays under `reward="terminal"`, from `(n, P)` winner flags.
+
+    The contract every game, adapter and evaluation follows (written here once; DESIGN.md "Rewards"):
+
+    * *Terminated*: the rules end the game. `reward="terminal"` pays +1 each winner, -1 each other
+      player, 0 all round when everyone shares the win (a full draw): this function.
+    * *Truncated*: a cap that is not a rule cuts the game off (a safety net against endless play,
+      declared as `GameSpec.truncation`). No outcome is paid: 0 to everyone, no end-of-game scoring,
+      `truncated=True` and `terminated=False` in every API (the final observation is still given;
+      SB3 bootstraps from it, so an outcome paid there would be counted twice). A truncated game
+      has no winners (`game_winners`); evaluations count it as unfinished, neither win nor loss.
+    * `reward="score"` pays score deltas as they happen, and nothing extra at a cut-off.
+    """
     rewards = np.where(won, 1.0, -1.0).astype(np.float32)
     rewards[won.all(axis=1)] = 0.0
     return rewards
+
+
+def game_winners(rules: ModuleType, state) -> np.ndarray:
+    """`(n, P)` bool: the winners of the games the rules ended; none in a truncated or unfinished game
+    (see `outcome_rewards`). `rules.winners` alone says who leads, whatever the state."""
+    return rules.winners(state) & (state.done & ~state.truncated)[:, None]
+
+
+def outcome_codes(won: np.ndarray, seats: np.ndarray, truncated: np.ndarray) -> np.ndarray:
+    """`(n,)` int8 result of seat `seats[g]` in each finished game: +1 win, -1 loss, 0 a full draw or a
+    truncated game (no outcome; tell the two apart by `truncated`)."""
+    out = np.where(won[np.arange(len(won)), seats], 1, -1)
+    out[won.all(axis=1) | truncated] = 0
+    return out.astype(np.int8)
 
 
 @dataclass(frozen=True)
@@ -78,6 +103,9 @@ class GameSpec:
     # True when no rule depends on a seat's absolute number (no fixed start player, no tie-break by
     # seat): an observation relative to the observer then loses nothing. False: it must say the seat.
     symmetric_seats: bool = False
+    # The safety cap that truncates a game (not a rule; see `outcome_rewards`), in words, or None when
+    # no game is ever truncated. `max_game_length` stays an upper bound either way.
+    truncation: str | None = None
 
     @property
     def official_player_counts(self) -> tuple[int, ...]:

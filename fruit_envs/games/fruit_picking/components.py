@@ -12,7 +12,11 @@ Gaps this module fills, each an ASSUMED reading:
   the stack, so both cards of a two-card draw) or "placed" (only the card put face up in the market,
   which keeps the other card secret).
 * Market operation: the drawer pays 1 seed from the House card to storage (seeds are money), and may
-  only do so when the House holds a seed and the stack holds at least two cards.
+  only do so when the House holds a seed and the stack holds at least two cards. The two cards are
+  seen by the drawer only and the card put under the stack goes face down; everyone sees who drew
+  and that the card went under, and players remember (perfect recall): whoever saw a card knows it
+  wherever it lies in the stack, and who knows which card is public. An umbrella shown by a
+  two-card draw (`umbrella_trigger="drawn"`) identifies the card to everyone (one umbrella per kind).
 * The "no seeds" procedure also applies when a House target sends a player back to planting and no
   farm card (other than the House) has a seed: the repeated turn starts in that situation.
 * "When the last card is drawn from the stack" ends the game at the end of the round even if a card

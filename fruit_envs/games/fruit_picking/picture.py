@@ -1,9 +1,11 @@
 """Picture of a Fruit Picking table: the market (slots, prices, the stack), and for every seat its farm
 (the House and six farm cards with their seeds), storage, market cards owned and sets completed.
 
-`view(state, i, seat)` decides what a seat may see: everything on the table, the stack's size and
-composition but not its order (except the cards the seat put at the bottom itself), and the two
-cards of a market-operation draw only when they are its own; `draw` paints the view only.
+`view(state, i, seat)` decides what a seat knows, and is what its observation is checked against:
+everything on the table and the order of turns; the stack's size and the composition of the face-down
+cards; the cards put under the stack (market operation) in the order they will come up, each with who
+knows it (public history) and its name where the seat knows it; the same for a pending two-card draw.
+`draw` paints the view only.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.core import picture as P
+from fruit_envs.core.spec import game_winners
 from fruit_envs.games.colours import colour
 from fruit_envs.games.fruit_picking import components as C
 from fruit_envs.games.fruit_picking import rules
@@ -19,27 +22,33 @@ FACE_DOWN = "face down"
 
 
 def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
-    """What `seat` may know of game `i` (None: everything), as JSON-able data with card names."""
+    """What `seat` knows of game `i` (None: everything), as JSON-able data with card names."""
     cfg = state.config
     p = cfg.num_players
     seats = P.seat_names(p)
     d = rules.describe(state, i)
     price = rules.prices(state)[i]
-    own_draw = d["phase"] == "keep" and seat == int(state.to_move[i])
     size = int(state.stack_size[i])
-    stack = {"size": size}
+
+    def known(bits) -> bool:
+        return seat is None or bool(int(bits) >> seat & 1)
+
+    def card(code, bits) -> dict:
+        name = C.card_name(int(code)) if known(bits) else FACE_DOWN
+        return {"card": name, "known_by": rules.knower_names(bits, p)}
+
+    codes, bits = state.stack[i, :size], state.stack_knowers[i, :size]
+    stack = {"size": size, "under": [card(c, b) for c, b in zip(codes, bits, strict=True) if b]}
+    held = state.drawn[i] >= 0
+    drawn = [card(c, b) for c, b in zip(state.drawn[i][held], state.drawn_knowers[i][held], strict=True)]
     if seat is None:
         stack["order"] = d["hidden"]["stack"]
     else:
-        unseen = [int(c) for c in state.stack[i, :size]]
-        if not own_draw:
-            unseen += [int(c) for c in state.drawn[i] if c >= 0]
-        stack["unseen"] = {C.card_name(c): unseen.count(c) for c in range(C.N_CODES) if c in unseen}
-        mine = state.stack[i, :size][state.stack_known_by[i, :size] == seat]
-        stack["yours"] = sorted(C.card_name(int(c)) for c in mine)
-    drawn = d["hidden"]["drawn"]
-    if seat is not None and not own_draw:
-        drawn = [FACE_DOWN] * len(drawn)
+        face_down = [int(c) for c, b in zip(codes, bits, strict=True) if not known(b)]
+        face_down += [
+            int(c) for c, b in zip(state.drawn[i][held], state.drawn_knowers[i][held], strict=True) if not known(b)
+        ]
+        stack["unseen"] = {C.card_name(c): face_down.count(c) for c in range(C.N_CODES) if c in face_down}
     sets = C.completed_sets(rules.kind_counts(state.take(i))[0])
     fruits = rules.market_fruits(state.take(i))[0]
     out = {
@@ -55,7 +64,7 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
         "last_round": d["last_round"],
         "farm_order": d["farm_order"],
         "target": d["target"],
-        "market": [{"card": card, "price": int(price[k])} for k, card in enumerate(d["market"])],
+        "market": [{"card": name, "price": int(price[k])} for k, name in enumerate(d["market"])],
         "stack": stack,
         "drawn": drawn,
         "seats": {
@@ -70,9 +79,16 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
         },
     }
     if d["done"]:
-        won = rules.winners(state.take(i))[0]
+        won = game_winners(rules, state.take(i))[0]  # none when truncated
         out["winners"] = [seats[k] for k in np.flatnonzero(won)]
     return out
+
+
+def knowledge(v: dict) -> dict:
+    """The view without what can no longer matter: which market cards a player owns carry an umbrella
+    (an owned card never returns to play; the face-down cards' composition, which it shaped, is kept)."""
+    seats = {name: {**s, "cards": sorted(c.split(" ")[0] for c in s["cards"])} for name, s in v["seats"].items()}
+    return {**v, "seats": seats}
 
 
 # --- layout (sizes depend on the number of players only) -------------------------------------------
@@ -96,6 +112,26 @@ def _status(v: dict) -> str:
     phase = {"plant": "plant seeds", "target": "water or buy", "draw": "draw one or two", "keep": "keep a card"}
     line = f"round {v['round']} - {phase.get(v['phase'], v['phase'])} - {v['to_move']} to move"
     return line + (" - last round" if v["last_round"] else "")
+
+
+def _short(name: str) -> str:
+    return name.replace(" (umbrella)", "+u")
+
+
+def _seats_short(seats: list[str]) -> str:
+    """`["player_0", "player_2"]` as `p0 p2`."""
+    return " ".join(k.replace("player_", "p") for k in seats)
+
+
+def _known_cards(cards: list[dict]) -> str:
+    """Cards with their knowers, e.g. `grapes (p0), face down (p0 p1)`."""
+    return ", ".join(f"{c['card']} ({_seats_short(c['known_by'])})" for c in cards)
+
+
+def _under_line(v: dict) -> str:
+    stack = v["stack"]
+    above = stack["size"] - len(stack["under"])
+    return f"put under the stack ({above} cards above them, next first): " + _known_cards(stack["under"])
 
 
 def draw(state: rules.State, i: int = 0, seat: int | None = None) -> np.ndarray:
@@ -147,28 +183,42 @@ def paint(v: dict) -> np.ndarray:
         )
         _market_card(c, (x, top + 42, x + CARD_W, top + 42 + CARD_H), slot["card"], highlight=buyable)
 
-    # the stack's contents: order (full view) or composition of what the seat has not seen
+    # the stack's contents: order (full view) or composition of what the seat has not seen; then the
+    # cards put under the stack with who knows them, and a pending two-card draw
     x0 = 10 + 130 + slots * (CARD_W + 14) + 24
     c.panel((x0, top, WIDTH - 10, top + 140), "stack, top first" if "order" in stack else "unseen cards")
     x, y = x0 + 10, top + 24
-    if "order" in stack:
-        entries = stack["order"]
-    else:
-        entries = [f"{name} x{n}" for name, n in stack["unseen"].items()]
-    for entry in entries:
-        label = entry.replace(" (umbrella)", "+u")
+
+    def chip(label: str, fill) -> None:
+        nonlocal x, y
         w = c.text_width(label, 11) + 12
         if x + w > WIDTH - 20:
             x, y = x0 + 10, y + 21
-        c.chip((x, y), label, colour(entry.split(" ")[0]), size=11)
+        c.chip((x, y), label, fill, size=11)
         x += w + 4
-    y_note = top + 118
-    if stack.get("yours"):
-        c.text((x0 + 10, y_note), "you put at the bottom: " + ", ".join(stack["yours"]), size=11, colour=P.MUTED)
+
+    under = stack["under"]
+    if "order" in stack:
+        first_under = len(stack["order"]) - len(under)
+        for k, name in enumerate(stack["order"]):
+            knowers = f" {_seats_short(under[k - first_under]['known_by'])}" if k >= first_under else ""
+            chip(_short(name) + knowers, colour(name.split(" ")[0]))
+    else:
+        for name, n in stack["unseen"].items():
+            chip(f"{_short(name)} x{n}", colour(name.split(" ")[0]))
+        if under:
+            x, y = x0 + 10, y + 23
+            label = f"under the stack, next first ({stack['size'] - len(under)} above):"
+            c.text((x, y + 3), label, size=11, colour=P.MUTED)
+            x += c.text_width(label, 11) + 6
+            for card in under:
+                face = card["card"] != FACE_DOWN
+                name = _short(card["card"]) if face else "?"
+                chip(f"{name} {_seats_short(card['known_by'])}", colour(card["card"].split(" ")[0]) if face else P.LINE)
     if v["drawn"]:
         c.text(
-            (x0 + 10, y_note - 18 if stack.get("yours") else y_note),
-            f"{v['to_move']} drew: " + ", ".join(v["drawn"]),
+            (x0 + 10, top + 120),
+            f"{v['to_move']} drew: " + _known_cards(v["drawn"]),
             size=12,
             colour=P.HIGHLIGHT,
         )
@@ -180,12 +230,14 @@ def paint(v: dict) -> np.ndarray:
 
     if v["done"]:
         line = f"winner{'s' if len(v['winners']) > 1 else ''}: {', '.join(v['winners'])}"
+        if not v["winners"]:
+            line = "cut off by the engine's cap (truncated): no winner"
         c.text((16, height - 18), line, size=15, colour=P.HIGHLIGHT, anchor="lm", bold=True)
     else:
         c.text(
             (16, height - 18),
             "plant the seeds of a card one by one clockwise; the last seed's card is the target: "
-            "water it, or buy its fruit; +u: umbrella card",
+            "water it, or buy its fruit; +u: umbrella card; p0 p1: who knows a card put under the stack",
             size=12,
             colour=P.MUTED,
             anchor="lm",
@@ -249,12 +301,12 @@ def text(v: dict) -> str:
         lines.append("stack, top first: " + ", ".join(stack["order"]))
     else:
         lines.append("unseen cards: " + (", ".join(f"{name} x{n}" for name, n in stack["unseen"].items()) or "none"))
-        if stack["yours"]:
-            lines.append("you put at the bottom of the stack: " + ", ".join(stack["yours"]))
+    if stack["under"]:
+        lines.append(_under_line(v))
     if v["target"] is not None:
         lines.append(f"target: position {v['target']} ({v['farm_order'][v['target']]})")
     if v["drawn"]:
-        lines.append(f"{v['to_move']} drew: " + ", ".join(v["drawn"]))
+        lines.append(f"{v['to_move']} drew: " + _known_cards(v["drawn"]))
     for name, s in v["seats"].items():
         sets = f"  set: {', '.join(s['sets'])}" if s["sets"] else ""
         mark = "  <- you" if v["view"] == name else ""
@@ -263,5 +315,5 @@ def text(v: dict) -> str:
             f"  fruits {s['fruits']}{sets}{mark}"
         )
     if v["done"]:
-        lines.append(f"winner: {', '.join(v['winners'])}")
+        lines.append(f"winner: {', '.join(v['winners'])}" if v["winners"] else "truncated: no winner")
     return "\n".join(lines)

@@ -32,6 +32,9 @@ DRAW_ONE, DRAW_TWO, KEEP_BASE = 12, 13, 14
 NUM_ACTIONS = 16
 MAX_SLOTS = 4
 DECK_SIZE = int(C.deck_counts().sum())  # 30
+# Most cards put under the stack that can lie in it at once: each market operation shrinks the stack by
+# one and puts one card under, so at most half of the 27 cards left after a 3-slot setup.
+MAX_UNDER = (DECK_SIZE - 3) // 2  # 13
 
 PLANT, TARGET, DRAW, KEEP, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("plant", "target", "draw", "keep", "over")
@@ -78,8 +81,11 @@ class State(BatchState):
     market: np.ndarray  # (n, 4) int8: card code in each slot (slot 0 next to the stack), -1 empty
     stack: np.ndarray  # (n, 30) int8: card codes, index 0 = top; -1 past the end
     stack_size: np.ndarray  # (n,) int8
-    stack_known_by: np.ndarray  # (n, 30) int8: seat that put this card at the bottom and knows it, -1
+    # (n, 30) uint8, bit k set: seat k knows this stack card (it drew it in a two-card draw, or saw it
+    # shown by its umbrella); non-zero only for cards put under the stack, which lie below all others
+    stack_knowers: np.ndarray
     drawn: np.ndarray  # (n, 2) int8: two cards drawn by market operation awaiting the keep choice
+    drawn_knowers: np.ndarray  # (n, 2) uint8: who knows each drawn card (the drawer, earlier knowers, all if shown)
     bought: np.ndarray  # (n, P, 10) int8: market cards owned, by card code
     rounds: np.ndarray  # (n,) int16: completed rounds
     turn_steps: np.ndarray  # (n,) int16: decisions in the turn in progress
@@ -92,7 +98,7 @@ SPEC = GameSpec(
     id="fruit_picking",
     name="Fruit Picking",
     env_name="FruitPicking",
-    version=0,
+    version=1,
     player_counts=(2, 3, 4),
     default_num_players=2,
     config_cls=FruitPickingConfig,
@@ -102,6 +108,8 @@ SPEC = GameSpec(
     hidden_information=True,
     simultaneous=False,
     rules_module=__name__,
+    truncation="after max_rounds rounds (option, default 100), or at 12 decisions per turn on average "
+    "(components.DECISIONS_PER_TURN_CAP: House replanting loops)",
 )
 
 
@@ -110,25 +118,30 @@ SPEC = GameSpec(
 
 
 def observation_layout(config: Config) -> dict[str, slice]:
-    """Named slices of a seat's observation; seat-relative blocks list the observer first."""
+    """Named slices of a seat's observation; blocks over seats list the observer first, then clockwise."""
     p = config.num_players
     sizes = [
+        ("seat", p),  # the observer's seat, one-hot (seat 0 is the initial player, the round ends after seat p-1)
+        ("to_move", p),  # whose turn, relative to the observer
+        ("turns_left", p),  # turns still to come in this round after the one in progress, one-hot 0..p-1
+        ("phase", 4),  # plant, target, draw, keep (all zero once the game is over)
+        ("target", C.N_POSITIONS),  # target position of the turn
+        ("last_round", 1),  # the end was triggered: this round is the last
+        ("round", 1),  # rounds played / max_rounds
         ("farm_order", 6 * 6),  # type of positions 1..6 (rain + 5 kinds), one-hot
         ("seeds", p * C.N_POSITIONS),  # seeds on every farm card of every player
         ("storage", p),  # seeds in each player's storage
+        ("bought", p * len(C.KINDS)),  # market cards owned, per kind
+        ("sets", p * len(C.SETS)),  # sets each player has completed
         ("market", MAX_SLOTS * (C.N_CODES + 1)),  # card code per slot, or empty
         ("price", MAX_SLOTS),  # price of each slot's card (0 if empty)
-        ("bought", p * len(C.KINDS)),  # market cards owned, per kind
-        ("unseen", C.N_CODES),  # composition of the stack (and of a pending two-card draw): public
-        ("known_bottom", C.N_CODES),  # cards the observer put at the bottom of the stack
-        ("drawn", 2 * C.N_CODES),  # the observer's own two drawn cards (keep choice)
         ("stack_size", 1),  # cards in the stack / 30
-        ("phase", 4),  # plant, target, draw, keep
-        ("target", C.N_POSITIONS),  # target position of the turn
-        ("to_move", p),  # whose turn
-        ("sets", p * len(C.SETS)),  # sets each player has completed
-        ("last_round", 1),  # the end was triggered
-        ("round", 1),  # rounds played / max_rounds
+        ("face_down", C.N_CODES),  # composition of the stack and a pending two-card draw (public)
+        ("under_depth", 1),  # cards above the first card put under the stack / 30
+        ("under_cards", MAX_UNDER * C.N_CODES),  # cards put under, in the order they come up: known ones
+        ("under_knowers", MAX_UNDER * p),  # who knows each card put under
+        ("drawn", 2 * C.N_CODES),  # the two cards of a pending two-card draw that the observer knows
+        ("drawn_knowers", 2 * p),  # who knows each of them
         ("plant_targets", 6 * C.N_POSITIONS),  # where planting each of the observer's cards 1..6 would end
     ]
     layout, start = {}, 0
@@ -159,15 +172,25 @@ def reward_bounds(config: Config) -> tuple[float, float]:
 # Setup and shared helpers
 
 
-def _draw_top(state: State, games: np.ndarray) -> np.ndarray:
-    """Take the top card of each game's stack (in place); returns the codes (-1 if empty)."""
-    top = state.stack[games, 0].copy()
+def _draw_top(state: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Take the top card of each game's stack (in place); returns its codes (-1 if empty) and knowers."""
+    top, knowers = state.stack[games, 0].copy(), state.stack_knowers[games, 0].copy()
     state.stack[games, :-1] = state.stack[games, 1:]
     state.stack[games, -1] = NO_CARD
-    state.stack_known_by[games, :-1] = state.stack_known_by[games, 1:]
-    state.stack_known_by[games, -1] = -1
+    state.stack_knowers[games, :-1] = state.stack_knowers[games, 1:]
+    state.stack_knowers[games, -1] = 0
     state.stack_size[games] = np.maximum(state.stack_size[games] - 1, 0)
-    return top
+    return top, knowers
+
+
+def everyone(config: Config) -> int:
+    """The knower bits of a card every seat knows."""
+    return (1 << config.num_players) - 1
+
+
+def _shown_by_umbrella(config: Config, cards: np.ndarray) -> np.ndarray:
+    """Bool, shaped like `cards`: drawing these in a two-card draw shows them to everyone (their umbrella fires)."""
+    return (cards >= len(C.KINDS)) & config.umbrella & (config.umbrella_trigger == "drawn")
 
 
 def _umbrella(state: State, games: np.ndarray, cards: np.ndarray) -> None:
@@ -214,8 +237,9 @@ def init(config: Config, keys: np.ndarray) -> State:
         market=np.full((n, MAX_SLOTS), NO_CARD, dtype=np.int8),
         stack=stack,
         stack_size=np.full(n, DECK_SIZE, dtype=np.int8),
-        stack_known_by=np.full((n, DECK_SIZE), -1, dtype=np.int8),
+        stack_knowers=np.zeros((n, DECK_SIZE), dtype=np.uint8),
         drawn=np.full((n, 2), NO_CARD, dtype=np.int8),
+        drawn_knowers=np.zeros((n, 2), dtype=np.uint8),
         bought=np.zeros((n, p, C.N_CODES), dtype=np.int8),
         rounds=np.zeros(n, dtype=np.int16),
         turn_steps=np.zeros(n, dtype=np.int16),
@@ -223,7 +247,7 @@ def init(config: Config, keys: np.ndarray) -> State:
     )
     games = np.arange(n)
     for slot in range(config.slots):  # "take 4 cards from the Market stack" (umbrellas count at setup)
-        card = _draw_top(state, games)
+        card, _ = _draw_top(state, games)
         state.market[:, slot] = card
         _umbrella(state, games, card)
     return state
@@ -409,9 +433,12 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
         s.seeds[g, seat[g], C.HOUSE] -= C.MARKET_OPERATION_FEE
         s.storage[g, seat[g]] += C.MARKET_OPERATION_FEE
         for k in range(2):
-            s.drawn[g, k] = _draw_top(s, g)
+            card, knew = _draw_top(s, g)
+            s.drawn[g, k] = card
+            shown = _shown_by_umbrella(cfg, card)
+            s.drawn_knowers[g, k] = np.where(shown, everyone(cfg), knew | (1 << seat[g])).astype(np.uint8)
             if cfg.umbrella_trigger == "drawn":
-                _umbrella(s, g, s.drawn[g, k].astype(np.int64))
+                _umbrella(s, g, card.astype(np.int64))
         s.last_round[g[s.stack_size[g] == 0]] = True  # the last card was drawn
         s.phase[g] = KEEP
     g = np.flatnonzero(live & (actions >= KEEP_BASE))
@@ -422,9 +449,10 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
         s.market[g, 0] = kept
         bottom = s.stack_size[g].astype(np.int64)
         s.stack[g, bottom] = other
-        s.stack_known_by[g, bottom] = seat[g]
+        s.stack_knowers[g, bottom] = s.drawn_knowers[g, 1 - keep]  # who saw it keeps knowing it
         s.stack_size[g] += 1
         s.drawn[g] = NO_CARD
+        s.drawn_knowers[g] = 0
         if cfg.umbrella_trigger == "placed":
             _umbrella(s, g, kept)
         ends_turn[g] = True
@@ -441,7 +469,7 @@ def _refill_slot(s: State, games: np.ndarray) -> None:
     games = games[s.stack_size[games] > 0]
     if len(games) == 0:
         return
-    card = _draw_top(s, games)
+    card, _ = _draw_top(s, games)
     s.market[games, 0] = card
     _umbrella(s, games, card.astype(np.int64))
     s.last_round[games[s.stack_size[games] == 0]] = True  # the last card was drawn
@@ -473,6 +501,12 @@ def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     s.phase[capped] = OVER
 
 
+def truncation_causes(state: State) -> dict[str, np.ndarray]:
+    """`(n,)` bool per cause of a cut-off: the round cap (`max_rounds`), or the decision cap before it."""
+    capped = state.truncated & (state.rounds >= state.config.max_rounds)
+    return {"round cap": capped, "decision cap": state.truncated & ~capped}
+
+
 def winners(state: State) -> np.ndarray:
     """`(n, P)` bool: set completers (or everyone if none), then most market fruits, then most farm seeds."""
     candidates = completed(state)
@@ -493,61 +527,83 @@ def final_scores(state: State) -> np.ndarray:
 
 
 def observe(state: State, player) -> np.ndarray:
-    """`(n, O)` float32: what `player` (int or `(n,)` ints) may know.
+    """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, losslessly.
 
-    Everything on the table is public; the stack's order is not (its composition is, counted
-    together with a pending two-card draw); the cards a player put at the bottom of the stack, and
-    the two cards it drew, are known to that player only.
+    The table is public, and so is the order of turns (the observer's seat is given). Of the face-down
+    cards the composition is public; which cards were put under the stack, in which order, and who has
+    seen each is public history; a card's identity only reaches the seats that have seen it (its
+    drawer, earlier knowers, everyone when its umbrella showed it).
     """
     cfg = state.config
     n, p = state.batch_size, cfg.num_players
     rows = np.arange(n)
     seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    order = (seat[:, None] + np.arange(p)[None, :]) % p
+    order = (seat[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative place
     lay = observation_layout(cfg)
     obs = np.zeros((n, lay["plant_targets"].stop), dtype=np.float32)
+    live = ~state.done
+    to_move = state.to_move.astype(np.int64)
+    obs[rows, lay["seat"].start + seat] = 1.0
+    obs[rows[live], lay["to_move"].start + ((to_move - seat) % p)[live]] = 1.0
+    obs[rows[live], lay["turns_left"].start + (p - 1 - to_move)[live]] = 1.0
+    obs[rows[live], lay["phase"].start + state.phase[live].astype(np.int64)] = 1.0
+    targeted = state.target >= 0
+    obs[rows[targeted], lay["target"].start + state.target[targeted].astype(np.int64)] = 1.0
+    obs[:, lay["last_round"]] = state.last_round[:, None]
+    obs[:, lay["round"]] = (state.rounds / cfg.max_rounds)[:, None]
+
     farm = np.zeros((n, 6, 6), dtype=np.float32)
     farm[rows[:, None], np.arange(6)[None, :], state.farm_order[:, 1:] - 1] = 1.0
     obs[:, lay["farm_order"]] = farm.reshape(n, -1)
     obs[:, lay["seeds"]] = state.seeds[rows[:, None], order].reshape(n, -1)
     obs[:, lay["storage"]] = state.storage[rows[:, None], order]
+    kinds = kind_counts(state)[rows[:, None], order]
+    obs[:, lay["bought"]] = kinds.reshape(n, -1)
+    obs[:, lay["sets"]] = C.completed_sets(kinds).reshape(n, -1)
     market = np.zeros((n, MAX_SLOTS, C.N_CODES + 1), dtype=np.float32)
     market[rows[:, None], np.arange(MAX_SLOTS)[None, :], np.where(state.market >= 0, state.market, C.N_CODES)] = 1
     obs[:, lay["market"]] = market.reshape(n, -1)
     obs[:, lay["price"]] = prices(state)
-    obs[:, lay["bought"]] = kind_counts(state)[rows[:, None], order].reshape(n, -1)
-    in_stack = state.stack >= 0
-    unseen = _counts(np.where(in_stack, state.stack, -1)) + _counts(state.drawn)
-    obs[:, lay["unseen"]] = unseen
-    mine = in_stack & (state.stack_known_by == seat[:, None])
-    obs[:, lay["known_bottom"]] = _counts(np.where(mine, state.stack, -1))
-    own_draw = (state.phase == KEEP) & (state.to_move == seat)
-    for k in range(2):
-        g = rows[own_draw]
-        obs[g, lay["drawn"].start + k * C.N_CODES + state.drawn[g, k].astype(np.int64)] = 1.0
-    obs[:, lay["stack_size"]] = (state.stack_size / DECK_SIZE)[:, None]
-    live = ~state.done
-    obs[rows[live], lay["phase"].start + state.phase[live].astype(np.int64)] = 1.0
-    targeted = state.target >= 0
-    obs[rows[targeted], lay["target"].start + state.target[targeted].astype(np.int64)] = 1.0
-    rel = (state.to_move.astype(np.int64) - seat) % p
-    obs[rows[live], lay["to_move"].start + rel[live]] = 1.0
-    sets = C.completed_sets(kind_counts(state))[rows[:, None], order]
-    obs[:, lay["sets"]] = sets.reshape(n, -1)
-    obs[:, lay["last_round"]] = state.last_round[:, None]
-    obs[:, lay["round"]] = (state.rounds / cfg.max_rounds)[:, None]
-    own = state.seeds[rows, seat]
-    for position in range(1, C.N_POSITIONS):  # public arithmetic, spelled out for a network
-        _, target = sow(own, np.full(n, position))
-        has_seeds = own[:, position] > 0
-        obs[rows[has_seeds], lay["plant_targets"].start + (position - 1) * C.N_POSITIONS + target[has_seeds]] = 1.0
+
+    size = state.stack_size.astype(np.int64)
+    obs[:, lay["stack_size"]] = (size / DECK_SIZE)[:, None]
+    obs[:, lay["face_down"]] = _counts(state.stack) + _counts(state.drawn)
+    under = (state.stack_knowers != 0).sum(axis=1)  # the cards put under lie at the bottom, in order
+    first = size - under
+    obs[:, lay["under_depth"]] = (first / DECK_SIZE)[:, None]
+    index = np.minimum(first[:, None] + np.arange(MAX_UNDER)[None, :], DECK_SIZE - 1)
+    in_under = np.arange(MAX_UNDER)[None, :] < under[:, None]
+    cards = np.take_along_axis(state.stack, index, axis=1)
+    knowers = np.where(in_under, np.take_along_axis(state.stack_knowers, index, axis=1), 0)
+    obs[:, lay["under_cards"]] = _known_onehot(cards, knowers, seat).reshape(n, -1)
+    obs[:, lay["under_knowers"]] = _relative_bits(knowers, order).reshape(n, -1)
+    obs[:, lay["drawn"]] = _known_onehot(state.drawn, state.drawn_knowers, seat).reshape(n, -1)
+    obs[:, lay["drawn_knowers"]] = _relative_bits(state.drawn_knowers, order).reshape(n, -1)
+
+    own = state.seeds[rows, seat, 1:].astype(np.int64)  # public arithmetic, spelled out for a network:
+    target = (np.arange(1, C.N_POSITIONS)[None, :] + own) % C.N_POSITIONS  # the last of k seeds sown lands k on
+    plant = obs[:, lay["plant_targets"]].reshape(n, 6, C.N_POSITIONS)
+    plant[rows[:, None], np.arange(6)[None, :], target] = own > 0
+    obs[:, lay["plant_targets"]] = plant.reshape(n, -1)
     return obs
+
+
+def _known_onehot(cards: np.ndarray, knowers: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """`(n, k, 10)` one-hot codes of `cards (n, k)` where `seat (n,)` is among their `knowers`, else zero."""
+    known = ((knowers.astype(np.int64) >> seat[:, None]) & 1) == 1
+    return (np.where(known & (cards >= 0), cards, -1)[:, :, None] == np.arange(C.N_CODES)).astype(np.float32)
+
+
+def _relative_bits(knowers: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """`(n, k, P)` knower bits `(n, k)` as flags per seat in the observer-first `order (n, P)`."""
+    return ((knowers.astype(np.int64)[:, :, None] >> order[:, None, :]) & 1).astype(np.float32)
 
 
 def _counts(cards: np.ndarray) -> np.ndarray:
     """`(n, 10)` count of each card code in `cards (n, k)` (-1 entries ignored)."""
-    onehot = cards[:, :, None] == np.arange(C.N_CODES)[None, None, :]
-    return onehot.sum(axis=1).astype(np.float32)
+    n = len(cards)
+    index = (np.arange(n)[:, None] * (C.N_CODES + 1) + cards.astype(np.int64) + 1).ravel()
+    return np.bincount(index, minlength=n * (C.N_CODES + 1)).reshape(n, -1)[:, 1:].astype(np.float32)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -580,12 +636,19 @@ def _card_list(cards) -> list[str]:
     return [C.card_name(int(c)) for c in cards if c >= 0]
 
 
+def knower_names(bits: int, num_players: int) -> list[str]:
+    """The seats set in knower `bits`, in seat order."""
+    return [f"player_{k}" for k in range(num_players) if int(bits) >> k & 1]
+
+
 def describe(state: State, i: int = 0) -> dict:
-    """Complete JSON-able picture of game `i`; the stack's order and private knowledge under `"hidden"`."""
+    """Complete JSON-able picture of game `i`: the stack's and a pending draw's cards under `"hidden"`;
+    who knows each of those cards (`stack_known_by`, top first, and `drawn_known_by`) is public."""
     cfg = state.config
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
     size = int(state.stack_size[i])
+    drawn = state.drawn[i] >= 0
     return {
         "game": SPEC.id,
         "version": SPEC.version,
@@ -610,20 +673,29 @@ def describe(state: State, i: int = 0) -> dict:
             seats[k]: [C.card_name(c) for c in range(C.N_CODES) for _ in range(state.bought[i, k, c])] for k in range(p)
         },
         "stack_size": size,
+        "stack_known_by": [knower_names(b, p) for b in state.stack_knowers[i, :size]],
+        "drawn_known_by": [knower_names(b, p) for b in state.drawn_knowers[i][drawn]],
         "hidden": {
             "stack": _card_list(state.stack[i, :size]),
-            "known_by": [None if k < 0 else seats[int(k)] for k in state.stack_known_by[i, :size]],
             "drawn": _card_list(state.drawn[i]),
         },
     }
 
 
 def from_description(d: dict) -> State:
-    """The batch-of-1 state that `describe` pictured; `hidden.stack` lists the stack from the top."""
+    """The batch-of-1 state that `describe` pictured; `hidden.stack` lists the stack from the top.
+
+    A position that no game can reach is refused with a `ValueError` naming the field and what is
+    allowed (a target in the wrong phase, drawn cards outside the keep choice, knowers that are not
+    seats or lie above cards nobody knows, ...).
+    """
     if d.get("game", SPEC.id) != SPEC.id:
         raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
     if int(d.get("version", SPEC.version)) != SPEC.version:
-        raise ValueError(f"description is of version {d['version']}, rules are v{SPEC.version}")
+        raise ValueError(
+            f"description is of {SPEC.id} v{d['version']}, rules are v{SPEC.version} ({SPEC.pettingzoo_name}); "
+            "positions cannot cross rule versions"
+        )
     cfg = SPEC.config_from_dict(d["config"])
     p = cfg.num_players
     seats = [f"player_{k}" for k in range(p)]
@@ -633,12 +705,18 @@ def from_description(d: dict) -> State:
     state.done[0] = d.get("done", False)
     state.truncated[0] = d.get("truncated", False)
     state.step_count[0] = d.get("step_count", 0)
-    state.phase[0] = PHASE_NAMES.index(d.get("phase", "plant"))
+    phase = d.get("phase", "plant")
+    if phase not in PHASE_NAMES:
+        raise ValueError(f"phase must be one of {list(PHASE_NAMES)}, got {phase!r}")
+    state.phase[0] = PHASE_NAMES.index(phase)
     to_move = d.get("to_move", "player_0")
     if to_move not in seats:
         raise ValueError(f"to_move must be one of {seats}, got {to_move!r}")
     state.to_move[0] = seats.index(to_move)
-    state.rounds[0] = d.get("rounds", 0)
+    rounds = d.get("rounds", 0)
+    if not isinstance(rounds, int) or not 0 <= rounds <= cfg.max_rounds:
+        raise ValueError(f"rounds must be an integer in 0..max_rounds={cfg.max_rounds}, got {rounds!r}")
+    state.rounds[0] = rounds
     state.turn_steps[0] = d.get("turn_steps", 0)
     state.last_round[0] = d.get("last_round", False)
     if "farm_order" in d:
@@ -647,6 +725,11 @@ def from_description(d: dict) -> State:
             raise ValueError(f"farm_order must start with the house and hold each farm card once: {d['farm_order']}")
         state.farm_order[0] = order
     target = d.get("target")
+    if target is not None and (isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 6):
+        raise ValueError(
+            f"target must be None or a farm position 1..6 (the House is never a target: it means planting again), "
+            f"got {target!r}"
+        )
     state.target[0] = -1 if target is None else target
     for k, seat in enumerate(seats):
         farm = d.get("farms", {}).get(seat)
@@ -663,19 +746,74 @@ def from_description(d: dict) -> State:
     hidden = d.get("hidden", {})
     if "stack" in hidden or "market" in d:
         stack = [C.card_from_name(c) for c in hidden.get("stack", [])]
-        known = hidden.get("known_by") or [None] * len(stack)
+        if "stack_size" in d and d["stack_size"] != len(stack):
+            raise ValueError(f"stack_size must be {len(stack)}, the cards in hidden.stack; got {d['stack_size']!r}")
         state.stack[0] = NO_CARD
-        state.stack_known_by[0] = -1
+        state.stack_knowers[0] = 0
         state.stack[0, : len(stack)] = stack
-        state.stack_known_by[0, : len(stack)] = [-1 if k is None else seats.index(k) for k in known]
+        known = _knower_bits(d.get("stack_known_by"), len(stack), seats, "stack_known_by")
+        state.stack_knowers[0, : len(stack)] = known
         state.stack_size[0] = len(stack)
     state.drawn[0] = NO_CARD
-    for k, name in enumerate(hidden.get("drawn", [])):
+    drawn = hidden.get("drawn", [])
+    if len(drawn) > 2:
+        raise ValueError(f"hidden.drawn holds the two cards of a two-card draw, got {len(drawn)}")
+    for k, name in enumerate(drawn):
         state.drawn[0, k] = C.card_from_name(name)
-    problems = invariants(state, complete=False)
+    state.drawn_knowers[0] = 0
+    state.drawn_knowers[0, : len(drawn)] = _knower_bits(d.get("drawn_known_by"), len(drawn), seats, "drawn_known_by")
+    problems = _impossible(state) + invariants(state, complete=False)
     if problems:
         raise ValueError("description is not a consistent Fruit Picking position: " + "; ".join(problems))
     return state
+
+
+def _knower_bits(lists, count: int, seats: list[str], field: str) -> list[int]:
+    """Knower bits of `count` cards from lists of seat names (missing: nobody knows them)."""
+    if lists is None:
+        return [0] * count
+    if not isinstance(lists, list) or len(lists) != count:
+        raise ValueError(f"{field} must list the knowers of each of the {count} cards, got {lists!r}")
+    bits = []
+    for names in lists:
+        if not isinstance(names, list) or len(set(names)) != len(names) or not set(names) <= set(seats):
+            raise ValueError(f"{field} entries must be lists of distinct seats among {seats}, got {names!r}")
+        bits.append(sum(1 << seats.index(name) for name in names))
+    return bits
+
+
+def _impossible(state: State) -> list[str]:
+    """What makes game 0 of a hand-built batch a position no game reaches (empty when it can occur)."""
+    cfg = state.config
+    phase, target = PHASE_NAMES[int(state.phase[0])], int(state.target[0])
+    drawn = int((state.drawn[0] >= 0).sum())
+    size = int(state.stack_size[0])
+    problems = []
+    if bool(state.done[0]) != (phase == "over"):
+        problems.append(f"done must be true exactly in phase 'over' (phase {phase!r}, done {bool(state.done[0])})")
+    if phase == "plant" and target >= 0:
+        problems.append("target must be None in phase 'plant' (a turn has no target before its seeds are planted)")
+    if phase == "target" and target < 0:
+        problems.append("phase 'target' needs a target (a farm position 1..6)")
+    if phase in ("draw", "keep"):
+        if not cfg.market_operation:
+            problems.append(f"phase {phase!r} needs the market_operation option")
+        if target < 0 or state.farm_order[0, target] < 2:
+            problems.append(f"phase {phase!r} follows a purchase: target must be a fruit position")
+        if state.market[0, 0] >= 0:
+            problems.append(f"phase {phase!r} follows a purchase: market slot 0 must be empty")
+    if phase == "draw" and size < 2:
+        problems.append("phase 'draw' needs two stack cards (otherwise the card is drawn as usual)")
+    truncated_in_keep = phase == "over" and bool(state.truncated[0])
+    if phase == "keep" and drawn != 2:
+        problems.append(f"phase 'keep' needs two drawn cards in hidden.drawn, got {drawn}")
+    if phase != "keep" and drawn and not truncated_in_keep:
+        problems.append(f"hidden.drawn must be empty outside phase 'keep' (phase {phase!r}, {drawn} drawn)")
+    if phase == "keep" and ((state.drawn_knowers[0] >> state.to_move[0]) & 1 == 0).any():
+        problems.append("drawn_known_by must name the drawer (to_move) for both drawn cards")
+    if phase not in ("draw", "keep", "over") and (state.market[0, : cfg.slots] < 0).any() and size > 0:
+        problems.append("a market slot may stay empty only once the stack is empty")
+    return problems
 
 
 def render(state: State, i: int = 0) -> str:
@@ -702,27 +840,38 @@ def render(state: State, i: int = 0) -> str:
     return "\n".join(lines)
 
 
-def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
-    """Reshuffle the stack cards (and another player's pending draw) that `player` has not seen.
+def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
+    """A state drawn from what `player` cannot tell apart from `state`: resample from its information state.
 
-    Test utility (not a hot path): loops over the games of the batch.
+    `player` is a seat (int or `(n,)` ints), `keys` one random key per game. The stack cards and the
+    cards of another player's pending two-card draw that `player` does not know are shuffled among
+    their places; everything public (table, who knows which stack card) and every card `player` knows
+    stays. With umbrellas shown on drawing (`umbrella_trigger="drawn"`), a card that went through a
+    two-card draw without being shown is no umbrella card, so umbrellas stay among the cards nobody
+    has seen. Every arrangement consistent with what `player` saw is equally likely. Batched numpy: a
+    search agent may call it on thousands of games at once.
     """
     s = state.copy()
-    for g in range(s.batch_size):
-        local = np.random.default_rng(int(np.asarray(keys, dtype=np.uint64)[g]))
-        size = int(s.stack_size[g])
-        unknown = [k for k in range(size) if s.stack_known_by[g, k] != player]
-        pool = [int(s.stack[g, k]) for k in unknown]
-        others_draw = s.phase[g] == KEEP and s.to_move[g] != player
-        if others_draw:
-            pool += [int(c) for c in s.drawn[g]]
-        pool = list(local.permutation(pool))
-        for k in unknown:
-            s.stack[g, k] = pool.pop()
-            s.stack_known_by[g, k] = -1
-        if others_draw:
-            s.drawn[g] = [pool.pop(), pool.pop()]
-        s.keys[g] = np.uint64(local.integers(0, 2**63))
+    n = s.batch_size
+    seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
+    keys, sub_places = rng.split(np.asarray(keys, dtype=np.uint64).reshape(n))
+    keys, sub_cards = rng.split(keys)
+    cards = np.concatenate([s.stack, s.drawn], axis=1)  # (n, 32): stack top first, then a pending draw
+    knowers = np.concatenate([s.stack_knowers, s.drawn_knowers], axis=1).astype(np.int64)
+    unknown = (cards >= 0) & (((knowers >> seat[:, None]) & 1) == 0)
+    # places (and cards) that hold an umbrella in some consistent arrangement sort first, each group in a
+    # random order; known places keep their own index, so the i-th card sorted goes to the i-th place
+    width = cards.shape[1]
+    fixed = 2.0 + np.arange(width)[None, :]
+    no_umbrella = (knowers != 0) & (s.config.umbrella and s.config.umbrella_trigger == "drawn")
+    umbrella = cards >= len(C.KINDS)
+    place_key = np.where(unknown, no_umbrella + rng.uniform(sub_places, width), fixed)
+    card_key = np.where(unknown, ~umbrella + rng.uniform(sub_cards, width), fixed)
+    rows = np.arange(n)[:, None]
+    dealt = np.empty_like(cards)
+    dealt[rows, np.argsort(place_key, axis=1)] = cards[rows, np.argsort(card_key, axis=1)]
+    s.stack, s.drawn = dealt[:, :DECK_SIZE].copy(), dealt[:, DECK_SIZE:].copy()
+    s.keys = keys
     return s
 
 
@@ -757,4 +906,30 @@ def invariants(state: State, complete: bool = True) -> list[str]:
         problems.append("stack entries do not match stack_size")
     if (state.market[:, state.config.slots :] >= 0).any():
         problems.append("a card lies in a market slot this variant does not have")
+    problems += _knower_problems(state)
+    return problems
+
+
+def _knower_problems(state: State) -> list[str]:
+    """Knowledge that no game produces: knowers that are not seats, a known card above one nobody knows
+    (cards are put under the bottom), too many cards put under, an umbrella shown on drawing yet not public."""
+    cfg = state.config
+    problems = []
+    stack_bits, drawn_bits = state.stack_knowers.astype(np.int64), state.drawn_knowers.astype(np.int64)
+    if (stack_bits > everyone(cfg)).any() or (drawn_bits > everyone(cfg)).any():
+        problems.append(f"knowers must be seats player_0..player_{cfg.num_players - 1}")
+    if ((stack_bits != 0) & (state.stack < 0)).any() or ((drawn_bits != 0) != (state.drawn >= 0)).any():
+        problems.append("knowers belong to cards: every drawn card has its drawer among them, an empty place none")
+    known = stack_bits != 0
+    under = known.sum(axis=1)
+    bottom = np.arange(DECK_SIZE)[None, :] >= (state.stack_size.astype(np.int64) - under)[:, None]
+    if (known & ~bottom).any() or (under > MAX_UNDER).any():
+        problems.append(
+            f"cards somebody knows must lie below every card nobody knows (they were put under the stack), "
+            f"at most {MAX_UNDER} of them"
+        )
+    hidden_stack = _shown_by_umbrella(cfg, state.stack) & known & (stack_bits != everyone(cfg))
+    hidden_drawn = _shown_by_umbrella(cfg, state.drawn) & (drawn_bits != everyone(cfg))
+    if hidden_stack.any() or hidden_drawn.any():
+        problems.append("an umbrella card seen in a two-card draw was shown to everyone: its knowers must be all seats")
     return problems

@@ -41,9 +41,14 @@ Gaps this module fills, each an ASSUMED reading (options name the ones where bot
   claim's own step. Emptying an ice cream stack and claiming in one turn are two steps.
 * Start player: seat 0 (the rulebook's "most recently ate a fruit"); the tie-break favours the
   player who took their turn last, so seat n-1 wins a tie with anyone.
-* Round cap (engine safety, not a rule): an island can block itself so completely that no
-  collector moves and nothing can be claimed; after `ROUND_CAP` rounds the game is cut off, scored
-  as a normal end (stalls included) and flagged `truncated=True`.
+* Round cap (engine safety net, not a rule): nothing forces anyone to move the license marker, so a
+  game can go on for ever within the rules (players may shuttle collectors, or an island can block
+  itself so that nothing moves and nothing can be claimed). After `ROUND_CAP` = 100 rounds a game the
+  rules have not ended is cut off: `truncated=True`, no outcome paid, stalls not scored (the
+  end-of-game scoring belongs to the rules' end). At the end of a round a *frozen* game (no seat can
+  do anything on its turn but pass: nothing movable, no ship paid for, no token paid for with room
+  for it, no factory disc able to advance) is cut off the same way at once, as it could only reach the
+  cap. 100 rounds, not 40 (v0): random 2-player games end by the rules around round 47 (99% by 68).
 * Lemonade stand: part of the 24, used only with the juice factory; in the basic game it never
   reaches the board ("just replace it with another random token" = draw from the other 23).
 
@@ -271,7 +276,7 @@ STACK_COST = np.array([fruit_dict_counts(s[4]) for s in STACKS], dtype=np.int16)
 # License track (COMPONENTS.md §4.7)
 
 LICENSE_STEPS = {2: 8, 3: 10, 4: 12}  # ASSUMED steps from the start space to X
-ROUND_CAP = 40  # ASSUMED engine safety: truncate after this many rounds (see the module docstring)
+ROUND_CAP = 100  # ASSUMED engine safety net: truncate after this many rounds (see the module docstring)
 
 # ----------------------------------------------------------------------------------------------
 # Juice factory (COMPONENTS.md §4.8): the juicy side of the score board, option score_board="juicy".

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.core import picture as P
-from fruit_envs.core.spec import get_spec
+from fruit_envs.core.spec import game_winners, get_spec
 from fruit_envs.games.colours import colour
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
@@ -105,7 +105,7 @@ def view(state: R.State, i: int = 0, seat: int | None = None) -> dict:
         out["pile"] = [C.TOKEN_CODES[t] for t in np.flatnonzero(state.pile[i])]
         out["rival_row"] = None if done else int(R.rival_row(state.round[i])) + 1
     if done:
-        won = R.winners(state.take(i))[0]
+        won = game_winners(R, state.take(i))[0]  # none when cut off
         out["winners"] = [seats[k] for k in range(p) if won[k]]
     return out
 
@@ -140,7 +140,9 @@ def size(config) -> tuple[int, int]:
 def _status(v: dict) -> str:
     limit = f"/{v['round_limit']}" if v["round_limit"] else ""
     if v["done"]:
-        return f"game over after round {v['round']}{limit}" + (" (cut off at the round cap)" if v["truncated"] else "")
+        if v["truncated"]:
+            return f"cut off after round {v['round']}{limit} (truncated: no winner)"
+        return f"game over after round {v['round']}{limit}"
     return f"round {v['round']}{limit} - {v['to_move']} to move ({v['phase']})"
 
 
@@ -170,6 +172,9 @@ def paint(v: dict, config) -> np.ndarray:
     if v["done"] and v.get("winners") and not v["solo"]:
         best = v["seats"][v["winners"][0]]["score"]
         line = f"winner: {v['winners'][0]} with {best} points"
+        c.text((16, height - 13), line, size=14, colour=P.HIGHLIGHT, anchor="lm", bold=True)
+    elif v["done"] and v["truncated"]:
+        line = "cut off before the end (truncated): no winner, stalls not scored"
         c.text((16, height - 13), line, size=14, colour=P.HIGHLIGHT, anchor="lm", bold=True)
     elif v["done"]:
         line = f"final score {next(iter(v['seats'].values()))['score']}"
@@ -460,6 +465,8 @@ def text(v: dict) -> str:
     if v["done"]:
         if v["solo"]:
             lines.append(f"final score: {next(iter(v['seats'].values()))['score']}")
+        elif v["truncated"]:
+            lines.append("cut off before the end (truncated): no winner, stalls not scored")
         else:
             lines.append(f"winner: {', '.join(v['winners'])}")
     return "\n".join(lines)

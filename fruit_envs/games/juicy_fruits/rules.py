@@ -149,7 +149,8 @@ def is_solo(config: Config) -> bool:
 
 
 def round_cap(config: Config) -> int:
-    """Rounds after which a game ends: the score attack's limit, else the engine's safety cap."""
+    """Rounds after which a game stops: the score attack's limit (its end), else the engine's safety cap
+    (a truncation)."""
     return config.rounds if is_solo(config) else C.ROUND_CAP
 
 
@@ -207,7 +208,7 @@ SPEC = GameSpec(
     id="juicy_fruits",
     name="Juicy Fruits",
     env_name="JuicyFruits",
-    version=0,
+    version=1,
     player_counts=(2, 3, 4),
     default_num_players=2,
     config_cls=JuicyFruitsConfig,
@@ -217,6 +218,8 @@ SPEC = GameSpec(
     hidden_information=False,  # everything is face up after setup; undrawn ships and tokens are deducible
     simultaneous=False,
     rules_module=__name__,
+    truncation=f"after {C.ROUND_CAP} rounds (components.ROUND_CAP), or at the end of a round in which the game "
+    "is frozen: no seat can do anything but pass (rules.frozen)",
 )
 
 
@@ -512,15 +515,15 @@ def node_occupancy(discs: np.ndarray) -> np.ndarray:
     return (discs[..., :, None] == np.arange(C.N_NODES)).sum(axis=-2)
 
 
-def _factory_moves(s: State, g: np.ndarray) -> np.ndarray:
-    """`(m, 14)` bool: arrows the mover may advance a disc along now (step 3).
+def _factory_moves(s: State, g: np.ndarray, seat: np.ndarray | None = None) -> np.ndarray:
+    """`(m, 14)` bool: arrows the mover (or `seat (m,)`) may advance a disc along now (step 3).
 
     An arrow starts where one of the mover's discs that has not moved this turn stands; it leads to a
     tank (always room: one circle per colour, own discs stack), a single circle that is free or holds
     the mover's other disc (circles of other colours block), or a final circle nobody has reached;
     its fruit is in the reserve, unless it is the arrow the other disc just took from the same circle.
     """
-    p = _mover(s, g)
+    p = _mover(s, g) if seat is None else seat
     m = len(g)
     occupancy = node_occupancy(s.discs[g].astype(np.int64))  # (m, P, 12)
     anyone = occupancy.sum(axis=1) > 0
@@ -886,21 +889,64 @@ def _factory(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def _end_turn(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
-    """Pass the turn to the left; after the last seat, a round ends (and perhaps the game)."""
+    """Pass the turn to the left; after the last seat, a round ends (and perhaps the game).
+
+    At the end of a round a game the rules have not ended is cut off (truncated: no outcome, stalls
+    not scored) when it reached the round cap, or when it is frozen (`frozen`): it could only reach it.
+    """
     p = s.config.num_players
     s.to_move[g] = (s.to_move[g] + 1) % p
     wrapped = g[s.to_move[g] == 0]
     s.round[wrapped] += 1
     over = wrapped[s.license_left[wrapped] == 0]
     capped = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] >= round_cap(s.config))]
-    s.truncated[capped] = not is_solo(s.config)  # the score attack's round limit is its normal end
-    finished = np.concatenate([over, capped])
-    if len(finished):
-        _finish(s, finished, rewards)
-    going = np.setdiff1d(g, finished, assume_unique=True)
+    if is_solo(s.config):  # the score attack's round limit is its own end, a rule of the mode
+        over, capped = np.concatenate([over, capped]), capped[:0]
+    else:
+        doubt = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] < round_cap(s.config))]
+        capped = np.concatenate([capped, doubt[frozen(s, doubt)]])
+    if len(over):
+        _finish(s, over, rewards)
+    if len(capped):
+        _cut_off(s, capped)
+    going = np.setdiff1d(g, np.concatenate([over, capped]), assume_unique=True)
     if is_solo(s.config):
         _rival_and_refill(s, np.intersect1d(going, wrapped, assume_unique=True))
     _begin_turn(s, going)
+
+
+def frozen(s: State, g: np.ndarray) -> np.ndarray:
+    """`(m,)` bool: in games `g`, between turns, no seat can do anything on its turn but pass.
+
+    A seat can only pass when no token of its island can move, no waiting ship's order is covered
+    by its reserve, no waiting business token is both paid for and has room on its island, and
+    (with the factory) no disc can advance. A pass changes none of that, for anyone: every later
+    turn is the same forced pass, the license marker never moves again, and the game could only
+    reach the round cap. Each test runs only on the games still in doubt, cheapest first (a movable
+    token clears almost every game at once).
+    """
+    tests = [
+        lambda gd, seat: _movable(s.island[gd, seat]),
+        lambda gd, seat: _suppliable(s, gd, seat),
+        lambda gd, seat: _claimable(s, gd, seat),
+    ]
+    if has_factory(s.config):
+        tests.append(lambda gd, seat: _factory_moves(s, gd, seat))
+    doubt = np.arange(len(g))
+    for can in tests:
+        for k in range(s.config.num_players):
+            if not len(doubt):
+                return np.zeros(len(g), dtype=bool)
+            doubt = doubt[~can(g[doubt], np.full(len(doubt), k, dtype=np.int64)).any(axis=1)]
+    out = np.zeros(len(g), dtype=bool)
+    out[doubt] = True
+    return out
+
+
+def truncation_causes(state: State) -> dict[str, np.ndarray]:
+    """`(n,)` bool per cause of a cut-off: the round cap, or a frozen game cut off before it."""
+    capped = state.truncated & (state.round >= round_cap(state.config))
+    return {"round cap": capped, "frozen": state.truncated & ~capped}
 
 
 def rival_row(rounds_completed: np.ndarray) -> np.ndarray:
@@ -983,12 +1029,21 @@ def stall_points(island: np.ndarray, ship_present: np.ndarray, discs: np.ndarray
 
 
 def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
+    """The rules end games `g`: stalls are scored and (terminal rewards) the outcome is paid."""
     s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g], s.discs[g])
     s.done[g] = True
     s.phase[g] = OVER
     _clear_pending(s, g)
     if s.config.reward == "terminal":
         rewards[g] = outcome_rewards(winners(s.take(g)))
+
+
+def _cut_off(s: State, g: np.ndarray) -> None:
+    """The engine cuts games `g` off (not a rule): truncated, no end-of-game scoring, no outcome."""
+    s.done[g] = True
+    s.truncated[g] = True
+    s.phase[g] = OVER
+    _clear_pending(s, g)
 
 
 def scores(state: State) -> np.ndarray:
@@ -1162,7 +1217,7 @@ def traced_points(state: State) -> np.ndarray:
     out[..., VENUES_PTS] = (owned * np.where(C.IS_VENUE, C.TOKEN_POINTS, 0)).sum(axis=2)
     out[..., MARKERS_PTS] = state.markers.astype(np.int64) @ C.STACK_VALUE.astype(np.int64)
     stalls = stall_points(state.island, state.ship_present, state.discs)
-    out[..., STALLS_PTS] = np.where(state.done[:, None], stalls, 0)
+    out[..., STALLS_PTS] = np.where((state.done & ~state.truncated)[:, None], stalls, 0)  # scored at a real end
     out[..., FACTORY_PTS] = state.circles_scored.astype(np.int64) @ C.NODE_POINTS.astype(np.int64)
     return out
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fruit_envs.core.spec import get_spec
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
@@ -109,7 +110,7 @@ def describe(state, i: int = 0) -> dict:
         pending.update(arrow=_arrow(state.pending_arrow[i]), disc=None if disc < 0 else disc)
     out = {
         "game": type(state).GAME,
-        "version": R.SPEC.version,
+        "version": get_spec(type(state).GAME).version,  # the score attack has its own
         "config": cfg.to_dict(),
         "rng_key": str(int(state.keys[i])),
         "done": bool(state.done[i]),
@@ -315,7 +316,7 @@ def render(state, i: int = 0) -> str:
     cfg = state.config
     status = "game over" if d["done"] else f"{d['to_move']} to move ({d['phase']})"
     if d["truncated"]:
-        status += ", cut off at the round cap"
+        status += ", cut off (truncated: no winner)"
     if R.is_solo(cfg):
         title = f"Juicy Fruits score attack (our single-player mode) - round limit {cfg.rounds}"
     else:
@@ -358,7 +359,11 @@ def render(state, i: int = 0) -> str:
         lines.append("    ships: " + (", ".join(waiting) if waiting else "none"))
     if d["done"] and not R.is_solo(cfg):
         won = int(np.flatnonzero(R.winners(state.take(i))[0])[0])
-        lines.append(f"winner: player_{won} with {d['players'][f'player_{won}']['score']} points")
+        points = d["players"][f"player_{won}"]["score"]
+        if d["truncated"]:  # no winner: say who led when it was cut off
+            lines.append(f"truncated: no winner; leading: player_{won} with {points} points")
+        else:
+            lines.append(f"winner: player_{won} with {points} points")
     return "\n".join(lines)
 
 

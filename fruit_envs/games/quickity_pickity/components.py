@@ -12,13 +12,20 @@ Gaps this module fills, each an ASSUMED reading:
   §3's reconstruction. Every colour x shape pair is the bonus fruit of exactly one card.
 * Bonus fruit in an illegal (-10) set still earns its bonus (the rulebook says so for negative sets;
   we read an illegal set as one more negative set).
-* Two players: "once only 2 players remain ... return about half the fruit tiles to the box" is read
-  as: with exactly 2 players use 1 copy of each of the 32 fruit types and all 3 monkeys, 35 tiles
-  (option `two_player_tiles="all"` keeps all 67).
+* Two players: "Once only 2 players remain (not counting the monkeys), return about half the fruit
+  tiles to the box." is read as: at setup a uniformly random half of the 64 fruit tiles (32) goes back
+  to the box unseen by every player and stays there for the whole game; the 3 monkeys stay, 35 tiles
+  in play (option `two_player_tiles="random_half"`, the default). Which fruit are in play is then
+  hidden information, learned by flipping: tiles are reshuffled every round, so a seat knows per fruit
+  type the most copies it saw in play in one round and in how many rounds it saw one copy (each such
+  round doubles the odds that both copies are in play; `rules.redeal_hidden` draws the box from that
+  exact posterior). Options: `"one_of_each"` plays one copy of each of the 32 types (a known half: sets
+  of 5 or more fruit cannot be built), `"all"` all 67 tiles.
 * Player counts: the box says 2-5 players (COMPONENTS.md §3); the rulebook itself names no count.
-* Set cap: the rulebook allows "any number of sets"; we cap each zone at `MAX_SETS` = 8 sets, masking
-  "new set" at the cap (greedy play on a card paying single fruit reaches it; the cap keeps the
-  observation and the action space fixed).
+* Sets: "You can build any number of sets." A zone never holds more sets than fruit in play, so the
+  action space has a place action for each of `MAX_SETS` = 64 set slots (the fruit of the full game)
+  and "new set" is legal whenever a player holds a fruit; the observation has a row per fruit in play
+  (32 or 64) for each zone.
 * Taking is optional: "A. Flip ... B. Take any face-up tile" gives the order, not a duty to take a
   fruit one does not want; a player who has flipped may flip another tile instead of taking (as at
   the table). A player must flip before taking again after placing.
@@ -35,6 +42,9 @@ Gaps this module fills, each an ASSUMED reading:
   from the round's starting player; the first of them takes the current card, becomes the next
   starting player, and the others draw from the pile. The starting player changes nothing else in
   the tick model (everyone starts together).
+* Tied round winners after the first take a card from the pile face down, unseen by every player: a
+  won card's face never matters again, so nobody looks at it; what the other players know of the pile
+  is the cards shown as round cards and how many were taken face down.
 * Several players reaching 3 cards in the same round: COMPONENTS.md's tie-break (most cards, then
   most fruit this round) can never separate them - they reach 3 only as tied round winners, who
   have equal money and fruit and one card each - so they share the win.
@@ -54,13 +64,15 @@ N_MONKEYS = 3  # FOUND
 MONKEYS_TO_STOP = 3  # FOUND: "When 3 monkeys are face up, all players stop moving"
 ILLEGAL_SET = -10  # FOUND
 CARDS_TO_WIN = 3  # FOUND: "whoever collects 3 marketplace cards first"
-MAX_SETS = 8  # ASSUMED: cap on the sets in one zone (the rulebook: "any number of sets")
-TWO_PLAYER_COPIES = 1  # ASSUMED: "about half" = one copy of each fruit type with 2 players
+TWO_PLAYER_FRUIT = 32  # ASSUMED: "about half" = exactly half of the 64 fruit tiles stay in play with 2 players
 LARGEST_SIZE = 7  # FOUND: the card's last column is "7+"
 
 N_FRUIT_TYPES = len(EXPRESSIONS) * len(COLOURS) * len(SHAPES)  # 32
 MONKEY = N_FRUIT_TYPES  # tile kind 32; fruit kind = 16 * expression + 4 * colour + shape
 N_KINDS = N_FRUIT_TYPES + 1  # 33
+N_FRUIT = N_FRUIT_TYPES * COPIES  # 64 fruit tiles in the box
+MAX_SETS = N_FRUIT  # "You can build any number of sets": a zone never holds more sets than fruit in play
+TWO_PLAYER_TILES = ("random_half", "one_of_each", "all")  # option values (the first is the default)
 
 # Marketplace cards: values for set sizes 1..6 and 7+, (colour, shape) of the bonus fruit, bonus.
 CARDS = (
@@ -163,14 +175,36 @@ def card_text(card: int) -> str:
     return f"card {int(card)}: sizes 1..7+ pay {' '.join(f'{v:+d}' for v in values)}; bonus {colour} {shape} +{bonus}"
 
 
-def tile_counts(num_players: int, two_player_tiles: str = "half") -> np.ndarray:
-    """`(33,) int8` copies of each tile kind in play for this player count and option."""
-    copies = TWO_PLAYER_COPIES if num_players == 2 and two_player_tiles == "half" else COPIES
+def box_is_hidden(num_players: int, two_player_tiles: str = "random_half") -> bool:
+    """Whether a random half of the fruit lies in the box unseen (2 players, option `random_half`)."""
+    return num_players == 2 and two_player_tiles == "random_half"
+
+
+def fruit_in_play(num_players: int, two_player_tiles: str = "random_half") -> int:
+    """Fruit tiles on the table: 32 with 2 players (unless option `all`), else all 64."""
+    return TWO_PLAYER_FRUIT if num_players == 2 and two_player_tiles != "all" else N_FRUIT
+
+
+def tile_counts(num_players: int, two_player_tiles: str = "random_half") -> np.ndarray:
+    """`(33,) int8` copies of each tile kind in play where that is fixed (not for a hidden random half)."""
+    if two_player_tiles not in TWO_PLAYER_TILES:
+        raise ValueError(f"two_player_tiles must be one of {list(TWO_PLAYER_TILES)}, got {two_player_tiles!r}")
+    if box_is_hidden(num_players, two_player_tiles):
+        raise ValueError(
+            "with 2 players and two_player_tiles='random_half' the fruit in play are a random half drawn per "
+            "game (State.in_play); no fixed tile counts exist"
+        )
+    copies = 1 if num_players == 2 and two_player_tiles == "one_of_each" else COPIES
     counts = np.full(N_KINDS, copies, dtype=np.int8)
     counts[MONKEY] = N_MONKEYS
     return counts
 
 
-def tiles(num_players: int, two_player_tiles: str = "half") -> np.ndarray:
-    """The tiles in play, one kind per tile, sorted: `(T,) int8` (T = 67, or 35 with 2 players)."""
+def tiles(num_players: int, two_player_tiles: str = "random_half") -> np.ndarray:
+    """The tiles in play where fixed, one kind per tile, sorted: `(T,) int8` (T = 67, or 35 with one of each)."""
     return np.repeat(np.arange(N_KINDS, dtype=np.int8), tile_counts(num_players, two_player_tiles))
+
+
+def box_prior_tiles() -> np.ndarray:
+    """`(64,) int8` the 64 fruit tiles, sorted: the random half in play is drawn from these."""
+    return np.repeat(np.arange(N_FRUIT_TYPES, dtype=np.int8), COPIES)

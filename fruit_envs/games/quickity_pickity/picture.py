@@ -1,13 +1,17 @@
 """Picture of a Quickity Pickity table: the middle of the table (every tile slot face down, face up
-or gone), the round's marketplace card, and for every seat its phase, the fruit in its hand, this
-tick's choice, its sets with their money, and the cards it has won.
+or gone), the round's marketplace card, what is known of the pile and (two players) of the fruit in
+play, and for every seat its phase, the fruit in its hand, this tick's choice, its sets with their
+money, and the cards it has won.
 
-`view(state, i, seat)` decides what a seat may see: never what lies under a face-down tile, nor the
-choice another seat made this tick (only that it has chosen: seats choose in turn); the order of the
-marketplace pile never. `draw` paints the view only.
+`view(state, i, seat)` decides what a seat may see: never what lies under a face-down tile, which
+fruit lie in the box, the choice another seat made this tick (only that it has chosen: seats choose
+in turn), the cards tied winners took face down or the order of the pile. `knowledge(view)` keeps what
+can matter for play (the observation is checked against it). `draw` paints the view only.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -40,6 +44,9 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             slots.append(None)  # taken: in a hand or a set
     money = rules.money(state.take(i))[0]
     to_move = None if done else seats[min(int(state.to_move[i]), p - 1)]
+    flags, face_down_cards = rules.pile_knowledge(state.take(i))
+    pos = int(state.deck_pos[i])
+    shown_since = [int(c) for c in np.flatnonzero(flags[0])]
     out = {
         "game": rules.SPEC.id,
         "players": p,
@@ -56,11 +63,24 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             "bonus": f"{bonus_colour} {bonus_shape}",
             "bonus_points": int(bonus),
         },
+        "starter": seats[int(state.starter[i])],
+        "tiles_in_play": _tiles_in_play(cfg),
+        "cards_shown": [int(c) for c in state.deck[i, :pos][state.shown[i, :pos]]],  # each round's card, in order
+        "pile": {
+            "shown_since_shuffle": shown_since,  # no longer in the pile's current shuffle
+            "taken_face_down_since_shuffle": int(face_down_cards[0]),
+            "left_in_shuffle": C.N_CARDS - len(shown_since) - int(face_down_cards[0]),
+        },
         "monkeys_up": int(((loc == rules.FACE_UP) & (layout == C.MONKEY)).sum()),
         "face_down": int((loc == rules.FACE_DOWN).sum()),
         "slots": slots,
         "seats": {},
     }
+    if rules.box_hidden(cfg):
+        out["seen_in_play"] = rules.seen_in_play(state, i)  # in earlier rounds; this round's are on the table
+        if seat is None:
+            box = C.COPIES - state.in_play[i, : C.N_FRUIT_TYPES].astype(np.int64)
+            out["box"] = [C.tile_name(k) for k in np.repeat(np.arange(C.N_FRUIT_TYPES), box)]
     for k, name in enumerate(seats):
         committed = int(state.committed[i, k])
         if committed == rules.NO_ACTION:
@@ -71,16 +91,17 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
             choice = CHOSEN
         held = int(state.held[i, k])
         sets = []
+        first = int(rules.zone_start(state.num_sets[i])[k])
         for s in range(int(state.num_sets[i, k])):
             tiles = [C.tile_name(layout[t]) for t in np.flatnonzero(loc == rules.SET_BASE + k * rules.S + s)]
-            size, bits = int(state.set_size[i, k, s]), int(state.set_bits[i, k, s])
+            size, bits = int(state.set_size[i, first + s]), int(state.set_bits[i, first + s])
             legal = bool(rules.set_is_legal(bits, cfg.family))
             sets.append(
                 {
                     "tiles": tiles,
                     "legal": legal,
                     "value": int(rules.set_values(card, size, bits, cfg.family)),
-                    "bonus_fruit": int(state.set_bonus[i, k, s]),
+                    "bonus_fruit": int(state.set_bonus[i, first + s]),
                 }
             )
         out["seats"][name] = {
@@ -94,6 +115,45 @@ def view(state: rules.State, i: int = 0, seat: int | None = None) -> dict:
     if done:
         best = max(s["cards_won"] for s in out["seats"].values())
         out["winners"] = [name for name, s in out["seats"].items() if s["cards_won"] == best]
+    return out
+
+
+def _tiles_in_play(cfg) -> str:
+    if rules.box_hidden(cfg):
+        return f"a random {C.TWO_PLAYER_FRUIT} of the {C.N_FRUIT} fruit, hidden, and the {C.N_MONKEYS} monkeys"
+    if rules.fruit_count(cfg) < C.N_FRUIT:
+        return f"one of each of the {C.N_FRUIT_TYPES} fruit types and the {C.N_MONKEYS} monkeys"
+    return f"all {C.N_FRUIT} fruit and the {C.N_MONKEYS} monkeys"
+
+
+def knowledge(v: dict) -> dict:
+    """What a seat knows that can matter for play, from its view (the observation must tell apart any two
+    positions whose knowledge differs). Dropped, since no rule reads them: where each tile lies (face-down
+    slots are exchangeable and a take names a type), the round and tick numbers, which round showed which
+    card, and who has chosen this tick (seats choose at the same moment; the order in which the AEC env
+    collects their choices is not part of the game). Each set becomes its size, attributes present,
+    bonus fruit and value: sets cannot be rearranged and a set's future depends only on those (a fruit
+    joins legally when the attributes stay one expression and one colour or shape; the card pays by
+    size; the bonus by bonus fruit). The fruit that left the middle are kept per type (`taken`), so
+    what may still lie face down stays known."""
+    out = {k: x for k, x in v.items() if k not in ("slots", "tick", "round", "to_move", "cards_shown")}
+    up = Counter(x for x in v["slots"] if x is not None and not x.startswith(FACE_DOWN) and x != "monkey")
+    out["face_up"] = dict(sorted(up.items()))
+    taken: Counter = Counter()
+    seats = {}
+    for name, s in v["seats"].items():
+        if s["holding"] is not None:
+            taken[s["holding"]] += 1
+        sets = []
+        for st in s["sets"]:
+            taken.update(st["tiles"])
+            parts = [t.split(" ") for t in st["tiles"]]
+            attributes = [sorted({part[j] for part in parts}) for j in range(3)]  # expressions, colours, shapes
+            sets.append({**{k: x for k, x in st.items() if k != "tiles"}, "size": len(parts), "attributes": attributes})
+        mine = v["view"] is None or v["view"] == name
+        seats[name] = {**s, "sets": sets, "choice": s["choice"] if mine else None}
+    out["taken"] = dict(sorted(taken.items()))
+    out["seats"] = seats
     return out
 
 
@@ -113,13 +173,15 @@ MINI = 22  # a tile in a set or a hand
 SET_COLUMNS = 4
 ROW_H = 150
 LEFT = 210  # width of the name column of a seat's row
+SET_CELLS = 8  # set cells in a seat's row; more sets than that are summed up in the last cell
+KNOWN_H = 74  # the strip of what is known of the pile and of the fruit in play
 
 
 def size(config) -> tuple[int, int]:
     """(height, width) of the picture."""
     rows = -(-rules.num_slots(config) // PER_ROW)
     middle = max(rows * (TILE + GAP) + 34, 300)
-    return HEADER + 10 + middle + 10 + config.num_players * (ROW_H + 8) + 30, WIDTH
+    return HEADER + 10 + middle + 10 + KNOWN_H + 8 + config.num_players * (ROW_H + 8) + 30, WIDTH
 
 
 def _status(v: dict) -> str:
@@ -155,8 +217,12 @@ def paint(v: dict, config) -> np.ndarray:
     x0 = 10 + grid_w + 10
     _market_card(c, (x0, top, WIDTH - 10, top + middle_h), v)
 
-    # one row per seat
+    # what everyone knows of the pile and (hidden box) of the fruit in play
     y = top + middle_h + 10
+    _known(c, (10, y, WIDTH - 10, y + KNOWN_H), v)
+
+    # one row per seat
+    y += KNOWN_H + 8
     for name, s in v["seats"].items():
         _seat_row(c, y, name, s, v)
         y += ROW_H + 8
@@ -174,6 +240,42 @@ def paint(v: dict, config) -> np.ndarray:
             anchor="lm",
         )
     return c.array()
+
+
+def _known(c: P.Canvas, box, v: dict) -> None:
+    """The pile (cards shown since its last shuffle, cards taken face down) and, with a hidden box, the
+    fruit seen in play in earlier rounds: each type with the most copies seen in one round."""
+    x0, y0, x1, y1 = box
+    pile = v["pile"]
+    shown = ", ".join(str(card) for card in pile["shown_since_shuffle"]) or "none"
+    line = (
+        f"pile: {pile['left_in_shuffle']} of 16 cards left in this shuffle; shown: {shown}; "
+        f"taken face down: {pile['taken_face_down_since_shuffle']}; starting player {v['starter']}"
+    )
+    c.panel(box, c.fit(line, x1 - x0 - 24, 12))
+    if "seen_in_play" not in v:
+        c.text((x0 + 12, y0 + 44), f"tiles in play: {v['tiles_in_play']}", size=12, colour=P.MUTED, anchor="lm")
+        return
+    seen = v["seen_in_play"]
+    c.text((x0 + 12, y0 + 34), "seen in play", size=11, colour=P.MUTED, anchor="lm")
+    c.text((x0 + 12, y0 + 50), "in earlier rounds", size=11, colour=P.MUTED, anchor="lm")
+    step = (x1 - x0 - 130) // C.N_FRUIT_TYPES
+    for k in range(C.N_FRUIT_TYPES):
+        name = C.tile_name(k)
+        x = x0 + 120 + k * step
+        entry = seen.get(name)
+        if entry is None:
+            c.box((x, y0 + 26, x + MINI, y0 + 26 + MINI), fill=P.light(P.LINE, 0.7), outline=P.LINE, radius=4)
+        else:
+            _tile(c, (x, y0 + 26, x + MINI, y0 + 26 + MINI), name)
+        label = "-" if entry is None else "x2" if entry["most_in_one_round"] == 2 else f"x1:{entry['rounds_with_one']}"
+        c.text((x + MINI / 2, y0 + 60), label, size=9, colour=P.MUTED, anchor="mm")
+
+
+def _seen(entry: dict) -> str:
+    if entry["most_in_one_round"] == 2:
+        return "x2"
+    return f"x1 in {entry['rounds_with_one']} round{'s' if entry['rounds_with_one'] > 1 else ''}"
 
 
 def _market_card(c: P.Canvas, box, v: dict) -> None:
@@ -298,7 +400,8 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     if not s["sets"]:
         c.text((x0, y + 16), "no sets yet", size=12, colour=P.MUTED, anchor="lm")
     fit = (cell_w - 12) // (MINI + 2)
-    for k, st in enumerate(s["sets"]):
+    shown_sets = s["sets"] if len(s["sets"]) <= SET_CELLS else s["sets"][: SET_CELLS - 1]
+    for k, st in enumerate(shown_sets):
         x = x0 + (k % SET_COLUMNS) * cell_w
         top = y + 6 + (k // SET_COLUMNS) * cell_h
         fill = P.light((190, 50, 50), 0.85) if not st["legal"] else P.light(P.TABLE, 0.3)
@@ -314,6 +417,15 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
         if len(shown) < len(st["tiles"]):
             tx = x + 6 + len(shown) * (MINI + 2)
             c.text((tx + 2, top + 22 + MINI / 2), f"+{len(st['tiles']) - len(shown)}", size=11, anchor="lm")
+    if len(shown_sets) < len(s["sets"]):  # "any number of sets": the rest in the last cell
+        rest = s["sets"][len(shown_sets) :]
+        k = len(shown_sets)
+        x = x0 + (k % SET_COLUMNS) * cell_w
+        top = y + 6 + (k // SET_COLUMNS) * cell_h
+        c.box((x, top, x + cell_w - 6, top + cell_h - 4), fill=P.light(P.TABLE, 0.3), outline=P.LINE, radius=5)
+        fruit = sum(len(st["tiles"]) for st in rest)
+        c.text((x + 6, top + 12), f"+{len(rest)} more sets ({fruit} fruit)", size=11, colour=P.MUTED, anchor="lm")
+        c.text((x + cell_w - 12, top + 12), f"{sum(st['value'] for st in rest):+d}", size=13, anchor="rm", bold=True)
 
 
 def text(v: dict) -> str:
@@ -332,6 +444,17 @@ def text(v: dict) -> str:
         if slot is not None and not slot.startswith(FACE_DOWN):
             up.setdefault(slot, []).append(t)
     lines.append("  " + (", ".join(f"{name}{f' x{len(ts)}' if len(ts) > 1 else ''}" for name, ts in up.items()) or "-"))
+    pile = v["pile"]
+    lines.append(
+        f"pile: {pile['left_in_shuffle']} left in this shuffle, shown {pile['shown_since_shuffle']}, "
+        f"{pile['taken_face_down_since_shuffle']} taken face down; starting player {v['starter']}; "
+        f"in play: {v['tiles_in_play']}"
+    )
+    if "seen_in_play" in v:
+        seen = ", ".join(f"{name} {_seen(entry)}" for name, entry in v["seen_in_play"].items())
+        lines.append(f"seen in play in earlier rounds: {seen or '-'}")
+    if "box" in v:
+        lines.append(f"box (hidden from the seats): {', '.join(v['box'])}")
     if v["view"] is None:
         down = [slot.partition(": ")[2] for slot in v["slots"] if slot is not None and slot.startswith(FACE_DOWN)]
         lines.append("  face down (hidden from the seats): " + (", ".join(down) or "-"))

@@ -10,7 +10,7 @@ Per-seat phases: `flip` (after placing, or at the start of a round: the next ste
 `take` (after a flip: take a face-up fruit, or decline and flip another tile), `place` (holding a
 fruit). A seat whose take fails stays in `take`.
 
-Decisions, one flat action space of 43:
+Decisions, one flat action space of 99 for every configuration:
 
 * `0`      flip a face-down tile. Face-down tiles are shuffled and indistinguishable, so which one a
   player flips carries no information: a flip turns the next face-down slot of the shuffled layout
@@ -21,14 +21,20 @@ Decisions, one flat action space of 43:
   type are identical, so a take names the type. When more players take a type in one tick than
   copies lie face up, the copies go to players chosen uniformly at random (the game's key); the
   others' takes fail.
-* `33..40` place the held fruit into own set 0..7;
-* `41`     place the held fruit as a new set (masked when the zone holds `MAX_SETS` sets);
-* `42`     wait: legal only for a seat with nothing legal in its phase. That cannot happen in a live
+* `33..96` place the held fruit into own set 0..63: "You can build any number of sets.", and a zone
+  never holds more sets than fruit in play (64, or 32 with two players), so these slots never run
+  out;
+* `97`     place the held fruit as a new set (legal whenever a fruit is held);
+* `98`     wait: legal only for a seat with nothing legal in its phase. That cannot happen in a live
   round (a tile stays face down until the third monkey appears), so it is the parallel env's wait
   action and a safety net.
 
 When a tick's flips make three monkeys face up, play stops: that tick's takes and places do not
 happen, fruit in hand goes back to the table unplaced, and the round is scored.
+
+With two players a uniformly random half of the 64 fruit (32 tiles) is returned to the box at setup,
+unseen, for the whole game (`State.in_play` holds the kinds in play; option `two_player_tiles`).
+Which fruit are in play is learned by flipping; `redeal_hidden` resamples it from the exact posterior.
 """
 
 from __future__ import annotations
@@ -44,23 +50,25 @@ from fruit_envs.core.state import BatchState
 from fruit_envs.games.quickity_pickity import components as C
 
 MAX_PLAYERS = 5
-S = C.MAX_SETS  # 8
+S = C.MAX_SETS  # 64 set slots in the action space
 FLIP_ACTION = 0
 TAKE_BASE = 1  # 1..32: take a face-up fruit of type k
-PLACE_BASE = TAKE_BASE + C.N_FRUIT_TYPES  # 33..40: place into set s
-NEW_SET = PLACE_BASE + S  # 41
-WAIT = NEW_SET + 1  # 42
-NUM_ACTIONS = WAIT + 1  # 43
+PLACE_BASE = TAKE_BASE + C.N_FRUIT_TYPES  # 33..96: place into set s
+NEW_SET = PLACE_BASE + S  # 97
+WAIT = NEW_SET + 1  # 98
+NUM_ACTIONS = WAIT + 1  # 99
 
 FLIP, TAKE, PLACE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("flip", "take", "place", "over")
 NO_ACTION = -1
 NO_SLOT = -1
 
-# Where a tile is (`State.location`): face down, face up, in a player's hand, in a player's set.
+# Where a tile is (`State.location`, int16): face down, face up, in a player's hand, in a player's set.
 FACE_DOWN, FACE_UP = 0, 1
 HELD_BASE = 2  # 2 + seat
 SET_BASE = HELD_BASE + MAX_PLAYERS  # 7 + seat * S + set
+
+FACE_DOWN_CARD = "face down"  # a marketplace card a tied round winner took from the pile, unseen
 
 
 @dataclass(frozen=True)
@@ -71,35 +79,45 @@ class QuickityPickityConfig(Config):
         False, (False, True), "True: the rulebook's family rule, facial expressions are ignored in sets", kind=bool
     )
     two_player_tiles: str = option(
-        "half",
-        ("half", "all"),
-        "with 2 players: 'half' plays one copy of each of the 32 fruit types and the 3 monkeys (35 tiles), "
-        "'all' all 67 tiles",
+        "random_half",
+        C.TWO_PLAYER_TILES,
+        "with 2 players: 'random_half' returns a uniformly random half of the 64 fruit (32 tiles) to the box "
+        "unseen for the whole game, 'one_of_each' plays one copy of each of the 32 fruit types (a known half), "
+        "'all' all 67 tiles; the 3 monkeys always stay",
     )
     rounds_to_win: int = option(3, (1, 2, 3, 4, 5), "marketplace cards that win the game (rulebook: 3)", kind=int)
 
 
 @dataclass
 class State(BatchState):
-    """Quickity Pickity batch: `n` games, `P` seats, `T` tile slots, `S` = 8 sets per zone, `D` cards."""
+    """Quickity Pickity batch: `n` games, `P` seats, `T` tile slots, `F` set rows per zone (fruit in play),
+    `D` cards."""
 
     phase: np.ndarray  # (n,) int8: phase of the seat to move (FLIP, TAKE, PLACE) or OVER
     seat_phase: np.ndarray  # (n, P) int8: each seat's phase in its flip -> take -> place cycle
     round_index: np.ndarray  # (n,) int16: 0-based round
     starter: np.ndarray  # (n,) int8: starting player of the round (the last round winner)
+    in_play: np.ndarray  # (n, 33) int8: copies of each kind on the table (hidden while the box is hidden)
+    kind_start: np.ndarray  # (n, 34) int8: where each kind's copies begin in `kind_slots` (kept with `in_play`)
     layout: np.ndarray  # (n, T) int8: tile kind at each slot (hidden while face down)
-    location: np.ndarray  # (n, T) int8: FACE_DOWN, FACE_UP, HELD_BASE + seat, SET_BASE + seat * S + set
+    location: np.ndarray  # (n, T) int16: FACE_DOWN, FACE_UP, HELD_BASE + seat, SET_BASE + seat * S + set
     up_count: np.ndarray  # (n, 33) int8: face-up tiles of each kind, monkeys last (kept with `location`)
+    taken: np.ndarray  # (n, 33) int8: tiles of each kind in hands or sets (kept with `location`)
     kind_slots: np.ndarray  # (n, T) int8: the slots sorted by the kind lying there (kept with `layout`)
     held: np.ndarray  # (n, P) int8: slot of the tile in each hand, -1 none
     num_sets: np.ndarray  # (n, P) int8: sets started in each zone
-    set_size: np.ndarray  # (n, P, S) int8: tiles in each set
-    set_bits: np.ndarray  # (n, P, S) int16: OR of the tiles' attribute bits (components.KIND_BITS)
-    set_bonus: np.ndarray  # (n, P, S) int8: bonus fruit of the current card in each set
+    # every set of every zone, one row each: player_0's sets in order, then player_1's, ... (`zone_start`);
+    # every set holds a fruit, so F rows hold them all; rows past the last set are zero
+    set_size: np.ndarray  # (n, F) int8: tiles in each set
+    set_bits: np.ndarray  # (n, F) int16: OR of the tiles' attribute bits (components.KIND_BITS)
+    set_bonus: np.ndarray  # (n, F) int8: bonus fruit of the current card in each set
+    seen_most: np.ndarray  # (n, 32) int8: most copies of each fruit type seen in one finished round (hidden box)
+    seen_once: np.ndarray  # (n, 32) int8: finished rounds in which exactly one copy was seen (hidden box)
     committed: np.ndarray  # (n, P) int8: action chosen this tick, -1 not yet (hidden from the others)
     deck: np.ndarray  # (n, D) int8: marketplace cards in drawing order (blocks of 16 shuffles)
     deck_pos: np.ndarray  # (n,) int16: cards drawn from the pile
-    card: np.ndarray  # (n,) int8: the round's marketplace card (deck[deck_pos - 1] while a round is played)
+    shown: np.ndarray  # (n, D) bool: the card was shown as a round's card (tied winners' extra cards are not)
+    card: np.ndarray  # (n,) int8: the round's marketplace card (the card shown last)
     cards_won: np.ndarray  # (n, P) int8
 
     GAME = "quickity_pickity"
@@ -109,7 +127,7 @@ SPEC = GameSpec(
     id="quickity_pickity",
     name="Quickity Pickity",
     env_name="QuickityPickity",
-    version=0,
+    version=1,
     player_counts=(2, 3, 4, 5),
     default_num_players=2,
     config_cls=QuickityPickityConfig,
@@ -120,6 +138,9 @@ SPEC = GameSpec(
     simultaneous=True,
     rules_module=__name__,
     wait_action=WAIT,
+    # no rule depends on a seat's number: ties go in seat order from the starting player (public, and
+    # observed relative to the observer); seats choose at the same moment
+    symmetric_seats=True,
 )
 
 
@@ -127,18 +148,20 @@ SPEC = GameSpec(
 # Declared facts
 
 
-def tiles_in_play(config: Config) -> np.ndarray:
-    """`(T,) int8` the kinds of the tiles in play, sorted."""
-    return C.tiles(config.num_players, config.two_player_tiles)
+def box_hidden(config: Config) -> bool:
+    """Whether a random half of the fruit lies in the box unseen (2 players, `two_player_tiles='random_half'`)."""
+    return C.box_is_hidden(config.num_players, config.two_player_tiles)
 
 
-def copies_per_type(config: Config) -> int:
-    """Copies of each fruit type in play (2, or 1 in the two-player reduction)."""
-    return int(C.tile_counts(config.num_players, config.two_player_tiles)[0])
+def fruit_count(config: Config) -> int:
+    """Fruit tiles in play: 32 with two players (unless `two_player_tiles='all'`), else 64. Also the most
+    sets a zone can hold, so the set rows of a zone in the state and the observation."""
+    return C.fruit_in_play(config.num_players, config.two_player_tiles)
 
 
 def num_slots(config: Config) -> int:
-    return len(tiles_in_play(config))
+    """Tile slots on the table: the fruit in play and the 3 monkeys."""
+    return fruit_count(config) + C.N_MONKEYS
 
 
 def deck_length(config: Config) -> int:
@@ -147,26 +170,33 @@ def deck_length(config: Config) -> int:
     return C.N_CARDS * blocks
 
 
-SLOT_FEATURES = 14  # face down, gone, monkey, sweet, sour, 4 colours, 4 shapes, bonus fruit
-HELD_FEATURES = 12  # holding, sweet, sour, 4 colours, 4 shapes, bonus fruit
-SET_FEATURES = 16  # exists, size, 10 attribute bits, bonus fruit, broken, value+ / 10, value- / 10
-PLAYER_FEATURES = 5  # sets, fruit, money+ / 10, money- / 10, cards won
 CARD_FEATURES = C.N_CARDS + C.LARGEST_SIZE + len(C.COLOURS) + len(C.SHAPES) + 1  # 32
+PILE_FEATURES = C.N_CARDS + 1  # cards shown from the current shuffle, cards taken face down from it
+SEEN_FEATURES = 2  # per fruit type: most copies seen in one finished round, rounds with one copy seen
+HELD_FEATURES = 12  # holding, sweet, sour, 4 colours, 4 shapes, bonus fruit
+SET_FEATURES = 15  # per set row after its owner: size, bonus fruit, broken, value+ / 10, value- / 10, 10 bits
+PLAYER_FEATURES = 5  # sets, fruit, money+ / 10, money- / 10, cards won
+OPTION_FEATURES = 3  # rounds_to_win / 5, family rule, box hidden
 
 
 def observation_layout(config: Config) -> dict[str, slice]:
     """Named slices of a seat's observation; blocks over seats list the observer first."""
-    p, t = config.num_players, num_slots(config)
+    p, f = config.num_players, fruit_count(config)
     sizes = [
-        ("slots", t * SLOT_FEATURES),  # every tile slot: face down / gone / face-up tile
-        ("face_up", C.N_FRUIT_TYPES),  # face-up copies of each fruit type (the take actions' targets)
-        ("phases", p * 3),  # each seat's phase (flip, take, place), one-hot
-        ("held", p * HELD_FEATURES),  # the tile in each hand (in plain view)
-        ("sets", p * S * SET_FEATURES),  # every set of every zone
-        ("players", p * PLAYER_FEATURES),  # per seat: sets, fruit, money this round, cards won
         ("card", CARD_FEATURES),  # current card: one-hot, values (v + 10) / 10, bonus colour, shape, bonus / 3
+        ("pile", PILE_FEATURES),  # cards shown from the current shuffle of the pile, cards taken face down
+        ("face_up", C.N_FRUIT_TYPES),  # face-up copies of each fruit type (the take actions' targets)
+        ("taken", C.N_FRUIT_TYPES),  # copies of each fruit type in hands or sets (gone from the middle)
         ("monkeys", C.MONKEYS_TO_STOP),  # monkeys face up (0, 1, 2), one-hot
         ("face_down", 1),  # share of tiles still face down
+        ("seen", C.N_FRUIT_TYPES * SEEN_FEATURES if box_hidden(config) else 0),  # fruit seen in play before
+        ("phases", p * 3),  # each seat's phase (flip, take, place), one-hot
+        ("held", p * HELD_FEATURES),  # the fruit in each hand (in plain view)
+        ("sets", f * (p + SET_FEATURES)),  # every set of every zone, the observer's first: owner, features
+        ("players", p * PLAYER_FEATURES),  # per seat: sets, fruit, money this round, cards won
+        ("starter", p),  # the round's starting player, one-hot
+        ("choice", 2),  # own choice this tick: made, (action + 1) / 99
+        ("options", OPTION_FEATURES),  # rounds_to_win / 5, family rule, box hidden
     ]
     layout, start = {}, 0
     for name, size in sizes:
@@ -176,7 +206,7 @@ def observation_layout(config: Config) -> dict[str, slice]:
 
 
 def observation_shape(config: Config) -> tuple[int]:
-    return (observation_layout(config)["face_down"].stop,)
+    return (observation_layout(config)["options"].stop,)
 
 
 OBSERVATION_HIGH = 100.0  # counts (a set holds at most 64 tiles), one-hot bits, money / 10
@@ -189,8 +219,7 @@ def max_rounds(config: Config) -> int:
 
 def max_ticks_per_round(config: Config) -> int:
     """Every tick reveals, takes or places at least one tile: a round has at most T + 2F ticks."""
-    fruit = num_slots(config) - C.N_MONKEYS
-    return num_slots(config) + 2 * fruit
+    return num_slots(config) + 2 * fruit_count(config)
 
 
 def max_game_length(config: Config) -> int:
@@ -236,12 +265,30 @@ def current_card(state: State) -> np.ndarray:
     return state.card.astype(np.int64)
 
 
+def zone_start(num_sets: np.ndarray) -> np.ndarray:
+    """`(..., P)` int64: the set row of each zone's set 0 (the zones' sets follow each other in seat order)."""
+    counts = np.asarray(num_sets, dtype=np.int64)
+    return np.cumsum(counts, axis=-1) - counts
+
+
+def zone_sums(values: np.ndarray, num_sets: np.ndarray) -> np.ndarray:
+    """`(n, P)` int64: `values` `(n, F)` of the set rows added up zone by zone."""
+    ends = np.cumsum(num_sets.astype(np.int64), axis=1)
+    running = np.zeros((len(values), values.shape[1] + 1), dtype=np.int64)
+    np.cumsum(values, axis=1, out=running[:, 1:])
+    return np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - num_sets, axis=1)
+
+
+def _set_money(card: np.ndarray, size: np.ndarray, bits: np.ndarray, bonus: np.ndarray, family: bool) -> np.ndarray:
+    """`(m, F)` int64 money of each set row on the games' cards `(m,)`, its bonus fruit included."""
+    card = np.asarray(card, dtype=np.int64)
+    return set_values(card[:, None], size, bits, family) + C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus
+
+
 def money(state: State) -> np.ndarray:
     """`(n, P)` int64 each seat's money this round: its sets on the current card plus the bonus."""
-    card = current_card(state)
-    values = set_values(card[:, None, None], state.set_size, state.set_bits, state.config.family)
-    bonus = C.CARD_BONUS[card].astype(np.int64)[:, None] * state.set_bonus.sum(axis=2, dtype=np.int64)
-    return values.sum(axis=2) + bonus
+    worth = _set_money(state.card, state.set_size, state.set_bits, state.set_bonus, state.config.family)
+    return zone_sums(worth, state.num_sets)
 
 
 def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
@@ -258,13 +305,14 @@ def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
 
 
 def _new_round(s: State, games: np.ndarray) -> None:
-    """Shuffle every tile face down, clear the zones, draw the next marketplace card (in place)."""
-    tiles = tiles_in_play(s.config)
+    """Shuffle every tile in play face down, clear the zones, show the next marketplace card (in place)."""
+    t = s.layout.shape[1]
     s.keys[games], sub = rng.split(s.keys[games])
-    s.layout[games] = tiles[rng.permutations(sub, len(tiles))]
+    s.layout[games] = np.take_along_axis(s.layout[games], rng.permutations(sub, t), axis=1)
     s.kind_slots[games] = np.argsort(s.layout[games], axis=1, kind="stable")
     s.location[games] = FACE_DOWN
     s.up_count[games] = 0
+    s.taken[games] = 0
     s.held[games] = NO_SLOT
     s.num_sets[games] = 0
     s.set_size[games] = 0
@@ -274,14 +322,41 @@ def _new_round(s: State, games: np.ndarray) -> None:
     s.committed[games] = NO_ACTION
     s.to_move[games] = 0
     s.phase[games] = FLIP
-    s.card[games] = s.deck[games, s.deck_pos[games].astype(np.int64)]
+    pos = s.deck_pos[games].astype(np.int64)
+    s.card[games] = s.deck[games, pos]
+    s.shown[games, pos] = True
     s.deck_pos[games] += 1
+
+
+def _random_half(sub: np.ndarray) -> np.ndarray:
+    """`(n, 33)` int8 copies of each kind in play: a uniformly random 32 of the 64 fruit tiles, 3 monkeys."""
+    n = len(sub)
+    chosen = C.box_prior_tiles()[rng.permutations(sub, C.N_FRUIT)[:, : C.TWO_PLAYER_FRUIT]]
+    counts = _count_kinds(np.repeat(np.arange(n), C.TWO_PLAYER_FRUIT), chosen.reshape(-1), n)
+    counts[:, C.MONKEY] = C.N_MONKEYS
+    return counts.astype(np.int8)
+
+
+def _set_kind_start(s: State) -> None:
+    """`kind_start` from `in_play`: the copies of kind k are `kind_slots[kind_start[k] : kind_start[k + 1]]`."""
+    s.kind_start[:, 0] = 0
+    s.kind_start[:, 1:] = np.cumsum(s.in_play, axis=1, dtype=np.int64)
+
+
+def _sorted_tiles(counts: np.ndarray, t: int) -> np.ndarray:
+    """`(n, t)` int8: each row's tiles in kind order, from `(n, 33)` copies per kind adding up to at most `t`
+    (positions past a row's total read kind 33)."""
+    n = len(counts)
+    cum = np.cumsum(counts.astype(np.int64), axis=1)
+    offset = np.arange(n)[:, None] * (t + 1)
+    kinds = np.searchsorted((cum + offset).reshape(-1), (np.arange(t)[None, :] + offset).reshape(-1), side="right")
+    return (kinds.reshape(n, t) - np.arange(n)[:, None] * C.N_KINDS).astype(np.int8)
 
 
 def init(config: Config, keys: np.ndarray) -> State:
     """`len(keys)` games set up as the rulebook says, each from its own key."""
     keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
-    n, p, t, d = len(keys), config.num_players, num_slots(config), deck_length(config)
+    n, p, t, f, d = len(keys), config.num_players, num_slots(config), fruit_count(config), deck_length(config)
     state = State(
         config=config,
         keys=keys.copy(),
@@ -293,21 +368,34 @@ def init(config: Config, keys: np.ndarray) -> State:
         seat_phase=np.zeros((n, p), dtype=np.int8),
         round_index=np.zeros(n, dtype=np.int16),
         starter=np.zeros(n, dtype=np.int8),
+        in_play=np.zeros((n, C.N_KINDS), dtype=np.int8),
+        kind_start=np.zeros((n, C.N_KINDS + 1), dtype=np.int8),
         layout=np.zeros((n, t), dtype=np.int8),
-        location=np.zeros((n, t), dtype=np.int8),
+        location=np.zeros((n, t), dtype=np.int16),
         up_count=np.zeros((n, C.N_KINDS), dtype=np.int8),
+        taken=np.zeros((n, C.N_KINDS), dtype=np.int8),
         kind_slots=np.zeros((n, t), dtype=np.int8),
         held=np.full((n, p), NO_SLOT, dtype=np.int8),
         num_sets=np.zeros((n, p), dtype=np.int8),
-        set_size=np.zeros((n, p, S), dtype=np.int8),
-        set_bits=np.zeros((n, p, S), dtype=np.int16),
-        set_bonus=np.zeros((n, p, S), dtype=np.int8),
+        set_size=np.zeros((n, f), dtype=np.int8),
+        set_bits=np.zeros((n, f), dtype=np.int16),
+        set_bonus=np.zeros((n, f), dtype=np.int8),
+        seen_most=np.zeros((n, C.N_FRUIT_TYPES), dtype=np.int8),
+        seen_once=np.zeros((n, C.N_FRUIT_TYPES), dtype=np.int8),
         committed=np.full((n, p), NO_ACTION, dtype=np.int8),
         deck=np.zeros((n, d), dtype=np.int8),
         deck_pos=np.zeros(n, dtype=np.int16),
+        shown=np.zeros((n, d), dtype=bool),
         card=np.zeros(n, dtype=np.int8),
         cards_won=np.zeros((n, p), dtype=np.int8),
     )
+    if box_hidden(config):
+        state.keys, sub = rng.split(state.keys)
+        state.in_play[:] = _random_half(sub)
+    else:
+        state.in_play[:] = C.tile_counts(p, config.two_player_tiles)[None, :]
+    _set_kind_start(state)
+    state.layout[:] = _sorted_tiles(state.in_play, t)
     for block in range(d // C.N_CARDS):
         state.keys, sub = rng.split(state.keys)
         state.deck[:, block * C.N_CARDS : (block + 1) * C.N_CARDS] = rng.permutations(sub, C.N_CARDS)
@@ -329,47 +417,68 @@ def _seat_array(state: State, player) -> np.ndarray:
     return seat
 
 
-def face_up_counts(state: State) -> np.ndarray:
-    """`(n, 33)` int64: face-up tiles of each kind (monkeys last), counted from the tile slots."""
+def _count_kinds(rows: np.ndarray, kinds: np.ndarray, m: int) -> np.ndarray:
+    """`(m, 33)` how many of each kind appear per row, from parallel arrays of rows and kinds."""
+    flat = rows.astype(np.int64) * C.N_KINDS + kinds.astype(np.int64)
+    return np.bincount(flat, minlength=m * C.N_KINDS).reshape(m, C.N_KINDS)
+
+
+def _kind_counts(state: State, where: np.ndarray) -> np.ndarray:
+    """`(n, 33)` int64: tiles of each kind at the slots where `where` `(n, T)` holds."""
     n = state.batch_size
-    kinds = np.where(state.location == FACE_UP, state.layout, C.N_KINDS).astype(np.int64)
+    kinds = np.where(where, state.layout, C.N_KINDS).astype(np.int64)
     flat = (np.arange(n)[:, None] * (C.N_KINDS + 1) + kinds).reshape(-1)
     return np.bincount(flat, minlength=n * (C.N_KINDS + 1)).reshape(n, C.N_KINDS + 1)[:, : C.N_KINDS]
 
 
-def _mask_rows() -> np.ndarray:
-    """`(37, 43)` bool: the legal actions by seat phase (0..3) x sets in the zone (0..8), then a row
-    for a seat that does not decide (all False). Phase take allows every take; `legal_mask` keeps
-    those of the fruit face up. Wait is never needed: every phase has a legal action."""
-    rows = np.zeros((4, S + 1, NUM_ACTIONS), dtype=bool)
-    sets = np.arange(S + 1)
+def face_up_counts(state: State) -> np.ndarray:
+    """`(n, 33)` int64: face-up tiles of each kind (monkeys last), counted from the tile slots."""
+    return _kind_counts(state, state.location == FACE_UP)
+
+
+def taken_counts(state: State) -> np.ndarray:
+    """`(n, 33)` int64: tiles of each kind taken from the middle this round (in hands or sets; public)."""
+    return _kind_counts(state, state.location >= HELD_BASE)
+
+
+@cache
+def _mask_rows(f: int) -> np.ndarray:
+    """`(4 (f + 1) + 1, 99)` bool: the legal actions by seat phase (0..3) x sets in the zone (0..f), then a
+    row for a seat that does not decide (all False). Phase take allows every take; `_seat_mask` keeps
+    those of the fruit face up. 'New set' needs a free set row, and a zone of f rows never fills while
+    its owner holds one of the f fruit in play. Wait is never needed: every phase has a legal action."""
+    rows = np.zeros((4, f + 1, NUM_ACTIONS), dtype=bool)
+    sets = np.arange(f + 1)
     rows[[FLIP, TAKE, OVER], :, FLIP_ACTION] = True  # a live round always has a face-down tile
     rows[TAKE, :, TAKE_BASE:PLACE_BASE] = True
-    rows[PLACE, :, PLACE_BASE:NEW_SET] = np.arange(S)[None, :] < sets[:, None]
-    rows[PLACE, :, NEW_SET] = sets < S
+    rows[PLACE, :, PLACE_BASE : PLACE_BASE + f] = np.arange(f)[None, :] < sets[:, None]
+    rows[PLACE, :, NEW_SET] = sets < f
     return np.concatenate([rows.reshape(-1, NUM_ACTIONS), np.zeros((1, NUM_ACTIONS), dtype=bool)])
 
 
-MASK_ROWS = _mask_rows()
-
-
-def legal_mask(state: State, player=None) -> np.ndarray:
-    """`(n, 43)` bool: the legal actions of `player` (default: the seat to move) in each game.
-
-    Every seat that has not chosen this tick decides: flip (phase flip or take), take a face-up
-    fruit type (phase take), place the held fruit (phase place). Finished games: none. Reads only
-    the public state at the start of the tick, never another seat's choice.
-    """
-    n = state.batch_size
-    seat = _seat_array(state, player)
-    rows = np.arange(n)
+def _seat_mask(state: State, seat: np.ndarray, deciding: np.ndarray) -> np.ndarray:
+    """`(n, 99)` the legal actions of `seat` `(n,)` where `deciding`, from the public table only."""
+    rows = np.arange(state.batch_size)
+    f = state.set_size.shape[1]
+    table = _mask_rows(f)
     phase = state.seat_phase[rows, seat].astype(np.intp)
-    deciding = ~state.done & (state.committed[rows, seat] == NO_ACTION)
-    code = np.where(deciding, phase * (S + 1) + state.num_sets[rows, seat], len(MASK_ROWS) - 1)
-    mask = np.take(MASK_ROWS, code, axis=0)
+    code = np.where(deciding, phase * (f + 1) + state.num_sets[rows, seat], len(table) - 1)
+    mask = np.take(table, code, axis=0)
     if (deciding & (phase == TAKE)).any():
         mask[:, TAKE_BASE:PLACE_BASE] &= state.up_count[:, : C.N_FRUIT_TYPES] > 0
     return mask
+
+
+def legal_mask(state: State, player=None) -> np.ndarray:
+    """`(n, 99)` bool: the legal actions of `player` (default: the seat to move) in each game.
+
+    Every seat that has not chosen this tick decides: flip (phase flip or take), take a face-up
+    fruit type (phase take), place the held fruit into a set or a new set (phase place). Finished
+    games: none. Reads only the public state at the start of the tick, never another seat's choice.
+    """
+    seat = _seat_array(state, player)
+    deciding = ~state.done & (state.committed[np.arange(state.batch_size), seat] == NO_ACTION)
+    return _seat_mask(state, seat, deciding)
 
 
 def acting(state: State) -> np.ndarray:
@@ -428,12 +537,6 @@ def _face_down_slots(down: np.ndarray, needed: np.ndarray) -> tuple[np.ndarray, 
     return slots, found
 
 
-def _count_kinds(rows: np.ndarray, kinds: np.ndarray, m: int) -> np.ndarray:
-    """`(m, 33)` how many of each kind appear per row, from parallel arrays of rows and kinds."""
-    flat = rows.astype(np.int64) * C.N_KINDS + kinds.astype(np.int64)
-    return np.bincount(flat, minlength=m * C.N_KINDS).reshape(m, C.N_KINDS)
-
-
 def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     """Apply every seat's choice of this tick at once: flips, then (unless play stops) takes and places."""
     cfg = s.config
@@ -453,7 +556,7 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     # the j-th face-down slot (a uniformly random tile, and players reach for different tiles); only
     # when more players flip than tiles lie face down do two turn the same tile: both reveal it.
     n_flips = flip.sum(axis=1)
-    up_change = np.zeros((m, C.N_KINDS), dtype=np.int64)
+    monkeys = s.up_count[games, C.MONKEY].astype(np.int64)
     if n_flips.any():
         turned, found = _face_down_slots(start == FACE_DOWN, n_flips)
         rank = np.cumsum(flip, axis=1) - 1
@@ -461,9 +564,11 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         fresh = rank[gi, pi] < found[gi]
         slot = turned[gi, np.minimum(rank[gi, pi], found[gi] - 1)]
         loc[gi, slot] = FACE_UP
-        up_change += _count_kinds(gi[fresh], s.layout[games[gi[fresh]], slot[fresh]], m)
+        turned_kind = s.layout[games[gi[fresh]], slot[fresh]]
+        np.add.at(s.up_count, (games[gi[fresh]], turned_kind), 1)
+        monkeys += np.bincount(gi[fresh][turned_kind == C.MONKEY], minlength=m)
         phase[flip] = TAKE
-    stop = s.up_count[games, C.MONKEY] + up_change[:, C.MONKEY] >= C.MONKEYS_TO_STOP
+    stop = monkeys >= C.MONKEYS_TO_STOP
     take &= ~stop[:, None]
     place &= ~stop[:, None]
 
@@ -476,19 +581,21 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
         target = acts[gi, pi] - PLACE_BASE
         new = target == S
         target = np.where(new, s.num_sets[g, pi], target)
+        if new.any():
+            _open_sets(s, g[new], pi[new])
+        row = zone_start(s.num_sets[g])[np.arange(len(g)), pi] + target
         card = s.card[g].astype(np.int64)
         is_bonus = C.IS_BONUS[card, kind]
         if cfg.reward == "score":
-            before = set_values(card, s.set_size[g, pi, target], s.set_bits[g, pi, target], cfg.family)
+            before = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
         loc[gi, held] = SET_BASE + pi * S + target
-        s.set_size[g, pi, target] += 1
-        s.set_bits[g, pi, target] |= C.KIND_BITS[kind]
-        s.set_bonus[g, pi, target] += is_bonus
-        s.num_sets[g, pi] += new
+        s.set_size[g, row] += 1
+        s.set_bits[g, row] |= C.KIND_BITS[kind]
+        s.set_bonus[g, row] += is_bonus
         s.held[g, pi] = NO_SLOT
         phase[gi, pi] = FLIP
         if cfg.reward == "score":
-            after = set_values(card, s.set_size[g, pi, target], s.set_bits[g, pi, target], cfg.family)
+            after = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
             rewards[g, pi] += after - before + C.CARD_BONUS[card] * is_bonus
 
     # B. takes: the copies of a type face up at the start of the tick go to its takers, in a
@@ -510,31 +617,54 @@ def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
             )
             rank[rows_c] = ahead.sum(axis=2)
         kind = np.maximum(kind, 0)
-        # the type's copies sit at positions copies * kind + c of kind_slots (at most 2 copies)
-        copies = copies_per_type(cfg)
-        first = s.kind_slots[games[:, None], kind * copies].astype(np.int64)  # (m, P)
-        first_up = start[rows[:, None], first] == FACE_UP
-        if copies == 1:
-            slot, available = first, first_up.astype(np.int64)
-        else:
-            second = s.kind_slots[games[:, None], kind * copies + 1].astype(np.int64)
-            second_up = start[rows[:, None], second] == FACE_UP
-            slot = np.where(first_up & (rank == 0), first, second)
-            available = first_up.astype(np.int64) + second_up
+        # the type's copies in play (at most 2) follow each other in kind_slots
+        begin = s.kind_start[games[:, None], kind].astype(np.int64)  # (m, P)
+        copies = s.kind_start[games[:, None], kind + 1] - begin
+        t = start.shape[1]
+        first = s.kind_slots[games[:, None], np.minimum(begin, t - 1)].astype(np.int64)
+        second = s.kind_slots[games[:, None], np.minimum(begin + 1, t - 1)].astype(np.int64)
+        first_up = (copies >= 1) & (start[rows[:, None], first] == FACE_UP)
+        second_up = (copies >= 2) & (start[rows[:, None], second] == FACE_UP)
+        slot = np.where(first_up & (rank == 0), first, second)
+        available = first_up.astype(np.int64) + second_up
         won = take & (rank < available)
         gi, pi = np.nonzero(won)
         loc[gi, slot[gi, pi]] = HELD_BASE + pi
         s.held[games[gi], pi] = slot[gi, pi]
-        up_change -= _count_kinds(gi, kind[gi, pi], m)
+        np.add.at(s.up_count, (games[gi], kind[gi, pi]), -1)
+        np.add.at(s.taken, (games[gi], kind[gi, pi]), 1)
         phase[won] = PLACE
 
     s.location[games] = loc
-    s.up_count[games] += up_change.astype(np.int8)
     s.seat_phase[games] = phase
     s.committed[games] = NO_ACTION
     s.to_move[games] = 0
     if stop.any():
         _end_round(s, games[stop], rewards)
+
+
+def _open_sets(s: State, games: np.ndarray, seats: np.ndarray) -> None:
+    """Start an empty set at the end of zone `seats` of `games` (a game appears at most once per seat). The
+    rows of later zones move down one to make room, so the set rows stay in seat order; seats are taken
+    from the last one back, so each insertion point is still where the earlier ones left it."""
+    p, f = s.num_sets.shape[1], s.set_size.shape[1]
+    cols = np.arange(f)[None, :]
+    for k in range(p - 1, -1, -1):
+        g = games[seats == k]
+        if not len(g):
+            continue
+        counts = s.num_sets[g].astype(np.int64)
+        later = counts[:, k + 1 :].sum(axis=1) > 0
+        moving = g[later]
+        if len(moving):
+            at = counts[later, : k + 1].sum(axis=1)  # the new set's row: the first row of the next zones
+            source = cols - (cols > at[:, None])
+            for name in ("set_size", "set_bits", "set_bonus"):
+                rows = getattr(s, name)
+                block = np.take_along_axis(rows[moving], source, axis=1)
+                block[np.arange(len(moving)), at] = 0
+                rows[moving] = block
+        s.num_sets[g, k] += 1
 
 
 def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
@@ -547,18 +677,19 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
     back = s.held[games[gi], pi].astype(np.int64)
     s.location[games[gi], back] = FACE_UP
     np.add.at(s.up_count, (games[gi], s.layout[games[gi], back]), 1)
+    np.add.at(s.taken, (games[gi], s.layout[games[gi], back]), -1)
     s.held[games] = NO_SLOT
     s.seat_phase[games] = FLIP
-    sub = s.take(games)
-    earned = money(sub)
-    fruit = sub.set_size.sum(axis=2, dtype=np.int64)
+    size, num_sets = s.set_size[games], s.num_sets[games]
+    earned = zone_sums(_set_money(s.card[games], size, s.set_bits[games], s.set_bonus[games], cfg.family), num_sets)
+    fruit = zone_sums(size, num_sets)
     best = earned == earned.max(axis=1, keepdims=True)
     fruit_best = np.where(best, fruit, -1)
     tied = best & (fruit_best == fruit_best.max(axis=1, keepdims=True))
     s.cards_won[games] += tied.astype(np.int8)
     order = (np.arange(p)[None, :] - s.starter[games].astype(np.int64)[:, None]) % p
     s.starter[games] = np.argmin(np.where(tied, order, p), axis=1)
-    s.deck_pos[games] += (tied.sum(axis=1) - 1).astype(np.int16)
+    s.deck_pos[games] += (tied.sum(axis=1) - 1).astype(np.int16)  # the other tied players draw face down
     over = (s.cards_won[games] >= cfg.rounds_to_win).any(axis=1)
     ended = games[over]
     if len(ended):
@@ -568,8 +699,19 @@ def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
             rewards[ended] = terminal_rewards(s.cards_won[ended])
     again = games[~over]
     if len(again):
+        if box_hidden(cfg):
+            _remember_seen(s, again)
         s.round_index[again] += 1
         _new_round(s, again)
+
+
+def _remember_seen(s: State, games: np.ndarray) -> None:
+    """Before the tiles are reshuffled: per fruit type, the copies everyone saw in play this round (face
+    up or taken) update the most seen in one round and the rounds with exactly one copy seen."""
+    up = s.location[games] != FACE_DOWN
+    seen = _count_kinds(np.nonzero(up)[0], s.layout[games][up], len(games))[:, : C.N_FRUIT_TYPES]
+    s.seen_most[games] = np.maximum(s.seen_most[games], seen)
+    s.seen_once[games] += (seen == 1).astype(np.int8)
 
 
 def terminal_rewards(cards_won: np.ndarray) -> np.ndarray:
@@ -591,11 +733,10 @@ def winners(state: State) -> np.ndarray:
 # Observation
 
 NONE_KIND = C.N_KINDS  # "no tile" row of the feature tables
-FACE_DOWN_CODE, GONE_CODE = C.N_KINDS, C.N_KINDS + 1  # slot codes beside the face-up kinds 0..32
 
 
-def _feature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Observation rows looked up per (card, slot code), (card, kind in hand) and set bits."""
+def _feature_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Observation rows looked up per (card, kind in hand) and per set bits."""
     tile = np.zeros((C.N_KINDS + 1, 11), dtype=np.float32)  # monkey, sweet, sour, 4 colours, 4 shapes
     tile[C.MONKEY, 0] = 1.0
     for k in range(C.N_FRUIT_TYPES):
@@ -603,29 +744,23 @@ def _feature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         tile[k, 3 + C.KIND_COLOUR[k]] = 1.0
         tile[k, 7 + C.KIND_SHAPE[k]] = 1.0
     bonus = np.concatenate([C.IS_BONUS, np.zeros((C.N_CARDS, 1), dtype=bool)], axis=1)  # (16, 34)
-    slots = np.zeros((C.N_CARDS, C.N_KINDS + 2, SLOT_FEATURES), dtype=np.float32)
-    slots[:, : C.N_KINDS, 2:13] = tile[: C.N_KINDS]
-    slots[:, : C.N_KINDS, 13] = bonus[:, : C.N_KINDS]
-    slots[:, FACE_DOWN_CODE, 0] = 1.0
-    slots[:, GONE_CODE, 1] = 1.0
     held = np.zeros((C.N_CARDS, C.N_KINDS + 1, HELD_FEATURES), dtype=np.float32)
     held[:, : C.N_KINDS, 0] = 1.0
     held[:, :, 1:11] = tile[:, 1:]
     held[:, :, 11] = bonus
     bit_planes = ((np.arange(1 << C.N_BITS)[:, None] >> np.arange(C.N_BITS)) & 1).astype(np.float32)
-    return slots, held, bit_planes
+    return held, bit_planes
 
 
-SLOT_TABLE, HELD_TABLE, BIT_TABLE = _feature_tables()
-SLOT_ROWS = SLOT_TABLE.reshape(-1, SLOT_FEATURES)  # row card * (N_KINDS + 2) + slot code
+HELD_TABLE, BIT_TABLE = _feature_tables()
 HELD_ROWS = HELD_TABLE.reshape(-1, HELD_FEATURES)  # row card * (N_KINDS + 1) + kind in hand
 
 
 def _set_rows(family: bool) -> np.ndarray:
-    """`(1024, 16)` a set's features that follow from its attribute bits: bit planes and 'broken'."""
+    """`(1024, 15)` a set's features that follow from its attribute bits: 'broken' and the bit planes."""
     rows = np.zeros((1 << C.N_BITS, SET_FEATURES), dtype=np.float32)
-    rows[:, 2:12] = BIT_TABLE
-    rows[:, 13] = ~(C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)  # no set has bits 0, a legal code
+    rows[:, 2] = ~(C.SET_LEGAL_FAMILY if family else C.SET_LEGAL)  # no set has bits 0, a legal code
+    rows[:, 5:] = BIT_TABLE
     return rows
 
 
@@ -657,11 +792,24 @@ def _from_seat(values: np.ndarray, seat: np.ndarray, p: int) -> np.ndarray:
     return values[np.arange(len(seat))[:, None], _relative(seat, p)]
 
 
-def _sum_sets(counts: np.ndarray) -> np.ndarray:
-    """`(n, P)` int64 totals over the 8 sets of `(n, P, 8)` int8 counts that add up to under 256: the
-    8 bytes of a set row read as one uint64 and multiplied by 0x0101...01 sum into its top byte."""
-    rows = np.ascontiguousarray(counts).view(np.uint64)[..., 0]
-    return ((rows * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+def pile_knowledge(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """What everyone knows of the marketplace pile: `(n, 16)` bool the cards shown as round cards since
+    the pile was last shuffled (no longer in it), and `(n,)` int64 the cards tied winners took face down
+    from it since. The pile's next card is uniform over the cards of its shuffle not shown."""
+    n, length = state.deck.shape
+    pos = state.deck_pos.astype(np.int64)
+    first = pos // C.N_CARDS * C.N_CARDS
+    if length == C.N_CARDS:  # one shuffle (every game of the rulebook's length)
+        cards, shown, drawn = state.deck, state.shown, np.arange(C.N_CARDS)[None, :] < pos[:, None]
+    else:
+        at = first[:, None] + np.arange(C.N_CARDS)[None, :]
+        drawn = at < pos[:, None]
+        at = np.minimum(at, length - 1)
+        cards = np.take_along_axis(state.deck, at, axis=1)
+        shown = np.take_along_axis(state.shown, at, axis=1) & drawn
+    bits = (shown.astype(np.int64) << cards.astype(np.int64)).sum(axis=1)  # a shuffle holds 16 different cards
+    flags = ((bits[:, None] >> np.arange(C.N_CARDS)[None, :]) & 1).astype(bool)
+    return flags, (drawn & ~shown).sum(axis=1)
 
 
 @cache
@@ -672,25 +820,37 @@ def _layout(config: Config) -> dict[str, slice]:
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, nothing more.
 
-    Every slot as face down / gone / the face-up tile; every seat's phase, tile in hand and sets
-    (all in plain view on the table); money, fruit and cards won; the current card; monkeys up.
-    Never the tile under a face-down slot, the pile's order, or any seat's choice of this tick.
-    Each block is a table lookup on small integer codes, written once into an uninitialised array.
+    The card, what is known of the pile, the face-up and taken copies of each fruit type, monkeys up,
+    the fruit seen in play in earlier rounds (two players), every seat's phase, fruit in hand and sets
+    (all in plain view), money, fruit and cards won, the starting player, the observer's own choice of
+    this tick and the options. Never the tile under a face-down slot, the fruit in the box, the pile's
+    order or another seat's choice of this tick. Tile slot positions are left out: face-down slots are
+    exchangeable and a take names a type, so where a face-up tile lies cannot matter.
     """
     cfg = state.config
     n, p, t = state.batch_size, cfg.num_players, state.location.shape[1]
+    f = state.set_size.shape[1]
     seat = _seat_array(state, player)
+    rows = np.arange(n)
     lay = _layout(cfg)
-    obs = np.empty((n, lay["face_down"].stop), dtype=np.float32)
+    obs = np.zeros((n, lay["options"].stop), dtype=np.float32)  # fresh zero pages: as cheap as np.empty
     card = state.card.astype(np.intp)
     live = ~state.done
     loc = state.location
 
-    # slot code: the kind when face up, else FACE_DOWN_CODE (location 0) or GONE_CODE (locations 2+)
-    code = np.where(loc == FACE_UP, state.layout, np.minimum(loc, 1) + np.int8(FACE_DOWN_CODE)).astype(np.int16)
-    code += (state.card.astype(np.int16) * (C.N_KINDS + 2))[:, None]
-    _block(obs, lay["slots"], (t, SLOT_FEATURES))[:] = np.take(SLOT_ROWS, code, axis=0)
+    obs[:, lay["card"]] = np.take(CARD_TABLE, card, axis=0)
+    flags, face_down_cards = pile_knowledge(state)
+    obs[:, lay["pile"].start : lay["pile"].stop - 1] = flags
+    obs[:, lay["pile"].stop - 1] = face_down_cards
     obs[:, lay["face_up"]] = state.up_count[:, : C.N_FRUIT_TYPES]
+    obs[:, lay["taken"]] = state.taken[:, : C.N_FRUIT_TYPES]
+    monkeys = np.where(live, np.minimum(state.up_count[:, C.MONKEY], C.MONKEYS_TO_STOP), C.MONKEYS_TO_STOP)
+    obs[:, lay["monkeys"]] = np.take(MONKEY_ROWS, monkeys.astype(np.intp), axis=0)
+    obs[:, lay["face_down"].start] = (loc == FACE_DOWN).sum(axis=1, dtype=np.int16) / t
+    if box_hidden(cfg):
+        seen = _block(obs, lay["seen"], (C.N_FRUIT_TYPES, SEEN_FEATURES))
+        seen[:, :, 0] = state.seen_most
+        seen[:, :, 1] = state.seen_once
 
     phase = np.where(live[:, None], _from_seat(state.seat_phase, seat, p), OVER).astype(np.intp)
     _block(obs, lay["phases"], (p, 3))[:] = np.take(PHASE_ROWS, phase, axis=0)
@@ -701,32 +861,45 @@ def observe(state: State, player) -> np.ndarray:
     held_kind += (card * (C.N_KINDS + 1))[:, None]
     _block(obs, lay["held"], (p, HELD_FEATURES))[:] = np.take(HELD_ROWS, held_kind, axis=0)
 
-    size = _from_seat(state.set_size, seat, p)  # (n, P, S)
-    bits = _from_seat(state.set_bits, seat, p).astype(np.intp)
-    bonus = _from_seat(state.set_bonus, seat, p)
-    sets = _block(obs, lay["sets"], (p, S, SET_FEATURES))
-    sets[:] = np.take(SET_ROWS[cfg.family], bits, axis=0)
-    sets[..., 0] = size > 0
-    sets[..., 1] = size
-    sets[..., 12] = bonus
-    value_at = (card[:, None, None] * (C.LARGEST_SIZE + 1) + np.minimum(size, C.LARGEST_SIZE)) * 2
+    # sets: one row per set, the observer's sets first (row s is its set s), then each other seat's in
+    # turn: the state's set rows (seat by seat) turned to start at the observer's zone. Every set holds a
+    # fruit, so F rows hold every zone. Rows past the last set stay zero.
+    sets = _block(obs, lay["sets"], (f, p + SET_FEATURES))
+    counts = state.num_sets.astype(np.int64)
+    total = counts.sum(axis=1)
+    zone = np.repeat(np.arange(n * p), counts.reshape(-1))  # game * P + owner of each set, in row order
+    gi, owner = np.divmod(zone, p)
+    row = np.arange(len(zone)) - (np.cumsum(total) - total)[gi]
+    pi = (owner - seat[gi]) % p  # owner relative to the observer
+    at = (row - zone_start(counts)[gi, seat[gi]]) % np.maximum(total[gi], 1)
+    size = state.set_size[gi, row].astype(np.intp)
+    bits = state.set_bits[gi, row].astype(np.intp)
+    bonus = state.set_bonus[gi, row]
+    features = np.take(SET_ROWS[cfg.family], bits, axis=0)
+    features[:, 0] = size
+    features[:, 1] = bonus
+    value_at = (card[gi] * (C.LARGEST_SIZE + 1) + np.minimum(size, C.LARGEST_SIZE)) * 2
     value_at += (C.SET_LEGAL_FAMILY if cfg.family else C.SET_LEGAL)[bits]
-    sets[..., 14] = SET_VALUE_POS[value_at]
-    sets[..., 15] = SET_VALUE_NEG[value_at]
+    features[:, 3] = SET_VALUE_POS[value_at]
+    features[:, 4] = SET_VALUE_NEG[value_at]
+    sets[gi, at, pi] = 1.0
+    sets[gi, at, p:] = features
 
-    values = C.SET_VALUE.reshape(-1)[value_at].sum(axis=2, dtype=np.int64)
-    earned = values + C.CARD_BONUS[card].astype(np.int64)[:, None] * _sum_sets(bonus)
+    worth = C.SET_VALUE.reshape(-1)[value_at] + C.CARD_BONUS[card[gi]] * bonus.astype(np.int64)
+    seat_zone = gi * p + pi  # game * P + owner relative to the observer
+    earned = np.bincount(seat_zone, weights=worth, minlength=n * p).reshape(n, p)
     players = _block(obs, lay["players"], (p, PLAYER_FEATURES))
     players[:, :, 0] = _from_seat(state.num_sets, seat, p)
-    players[:, :, 1] = _sum_sets(size)
+    players[:, :, 1] = np.bincount(seat_zone, weights=size, minlength=n * p).reshape(n, p)
     players[:, :, 2] = np.maximum(earned, 0) * 0.1
     players[:, :, 3] = np.maximum(-earned, 0) * 0.1
     players[:, :, 4] = _from_seat(state.cards_won, seat, p)
 
-    obs[:, lay["card"]] = np.take(CARD_TABLE, card, axis=0)
-    monkeys = np.where(live, np.minimum(state.up_count[:, C.MONKEY], C.MONKEYS_TO_STOP), C.MONKEYS_TO_STOP)
-    obs[:, lay["monkeys"]] = np.take(MONKEY_ROWS, monkeys.astype(np.intp), axis=0)
-    obs[:, lay["face_down"].start] = (loc == FACE_DOWN).sum(axis=1, dtype=np.uint8) / t
+    obs[:, lay["starter"]] = (state.starter.astype(np.int64) - seat)[:, None] % p == np.arange(p)[None, :]
+    own = state.committed[rows, seat].astype(np.int64)
+    obs[:, lay["choice"].start] = own != NO_ACTION
+    obs[:, lay["choice"].start + 1] = (own + 1) / NUM_ACTIONS
+    obs[:, lay["options"]] = OPTION_ROWS[(cfg.rounds_to_win, cfg.family, box_hidden(cfg))]
     return obs
 
 
@@ -745,6 +918,12 @@ def _card_table() -> np.ndarray:
 
 
 CARD_TABLE = _card_table()
+OPTION_ROWS = {
+    (r, family, hidden): np.array([r / 5.0, family, hidden], dtype=np.float32)
+    for r in range(1, 6)
+    for family in (False, True)
+    for hidden in (False, True)
+}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -808,11 +987,23 @@ def _parse_ref(ref: str, where: str) -> tuple[int, int | None]:
     return kind, int(slot)
 
 
+def seen_in_play(state: State, i: int = 0) -> dict[str, dict[str, int]]:
+    """What everyone saw of the fruit in play in the finished rounds of game `i` (hidden box only): per fruit
+    type ever seen, the most copies seen in one round and the rounds in which exactly one copy was seen."""
+    return {
+        C.tile_name(k): {"most_in_one_round": int(state.seen_most[i, k]), "rounds_with_one": int(state.seen_once[i, k])}
+        for k in range(C.N_FRUIT_TYPES)
+        if state.seen_most[i, k] > 0
+    }
+
+
 def describe(state: State, i: int = 0) -> dict:
     """Complete JSON-able picture of game `i`, hidden parts under `"hidden"`.
 
     Tiles taken from the table are written `'<tile> @<slot>'` (the slot they lay in this round).
-    `money` is derived from the sets and the card, and ignored by `from_description`.
+    `cards_drawn` lists the pile's cards in drawing order, `"face down"` for a card a tied winner took
+    unseen (its face is under `hidden.face_down_cards`). `money` is derived from the sets and the card,
+    and ignored by `from_description`.
     """
     cfg = state.config
     p = cfg.num_players
@@ -830,8 +1021,10 @@ def describe(state: State, i: int = 0) -> dict:
     committed = {
         seats[k]: action_to_string(cfg, state.committed[i, k]) for k in range(p) if state.committed[i, k] != NO_ACTION
     }
-    drawn = [int(c) for c in state.deck[i, : int(state.deck_pos[i])]]
-    return {
+    pos = int(state.deck_pos[i])
+    cards, shown = state.deck[i, :pos].tolist(), state.shown[i, :pos].tolist()
+    drawn = [c if up else FACE_DOWN_CARD for c, up in zip(cards, shown, strict=True)]
+    d = {
         "game": SPEC.id,
         "version": SPEC.version,
         "config": cfg.to_dict(),
@@ -855,19 +1048,88 @@ def describe(state: State, i: int = 0) -> dict:
         "money": {seats[k]: int(v) for k, v in enumerate(money(state.take(i))[0])},
         "hidden": {
             "face_down": {str(t): C.tile_name(layout[t]) for t in slots[loc == FACE_DOWN]},
-            "pile": [int(c) for c in state.deck[i, int(state.deck_pos[i]) :]],
+            "pile": [int(c) for c in state.deck[i, pos:]],
+            "face_down_cards": [c for c, up in zip(cards, shown, strict=True) if not up],
             "committed": committed,
         },
     }
+    if box_hidden(cfg):
+        d["seen_in_play"] = seen_in_play(state, i)
+        box = C.COPIES - state.in_play[i, : C.N_FRUIT_TYPES].astype(np.int64)
+        d["hidden"]["box"] = [C.tile_name(k) for k in np.repeat(np.arange(C.N_FRUIT_TYPES), box)]
+    return d
+
+
+def _composition(cfg: Config, named: np.ndarray, hidden: dict, seen_most: np.ndarray, seen_once: np.ndarray):
+    """`(33,)` int64 copies of each kind in play for a description: fixed, or (hidden box) the box's
+    complement, by default one copy of each type plus the second copies the description needs."""
+    if not box_hidden(cfg):
+        if "box" in hidden:
+            raise ValueError("hidden.box: only the two-player game with two_player_tiles='random_half' has a box")
+        return C.tile_counts(cfg.num_players, cfg.two_player_tiles).astype(np.int64)
+    counts = np.zeros(C.N_KINDS, dtype=np.int64)
+    counts[C.MONKEY] = C.N_MONKEYS
+    box = hidden.get("box")
+    if box is not None:
+        if len(box) != C.N_FRUIT - C.TWO_PLAYER_FRUIT:
+            raise ValueError(f"hidden.box must list {C.N_FRUIT - C.TWO_PLAYER_FRUIT} fruit tiles, got {len(box)}")
+        kinds = [_parse_ref(name, "hidden.box")[0] for name in box]
+        if C.MONKEY in kinds:
+            raise ValueError("hidden.box: the monkeys stay in play")
+        counts[: C.N_FRUIT_TYPES] = C.COPIES - np.bincount(kinds, minlength=C.N_KINDS)[: C.N_FRUIT_TYPES]
+        if (counts < 0).any():
+            raise ValueError(f"hidden.box holds more than {C.COPIES} copies of a fruit type")
+        return counts
+    need = np.maximum(np.maximum(named[: C.N_FRUIT_TYPES], seen_most), (seen_once > 0).astype(np.int64))
+    if need.sum() > C.TWO_PLAYER_FRUIT:
+        raise ValueError(f"the description needs more than the {C.TWO_PLAYER_FRUIT} fruit tiles in play")
+    counts[: C.N_FRUIT_TYPES] = need
+    for copies in (1, 2):  # fill up to 32: first one copy of each missing type, then second copies
+        short = C.TWO_PLAYER_FRUIT - counts[: C.N_FRUIT_TYPES].sum()
+        grow = np.flatnonzero(counts[: C.N_FRUIT_TYPES] == copies - 1)[:short]
+        counts[grow] += 1
+    return counts
+
+
+def _deck(d: dict, hidden: dict, length: int) -> tuple[list[int], list[bool], int]:
+    """The pile from a description: cards in drawing order, which were shown, and how many were drawn."""
+    drawn = d.get("cards_drawn")
+    if drawn is None:
+        drawn = [int(d.get("card", 0))]
+    shown = [not (isinstance(c, str) and c == FACE_DOWN_CARD) for c in drawn]
+    try:
+        values = [int(c) if ok else None for c, ok in zip(drawn, shown, strict=True)]
+    except (TypeError, ValueError):
+        values = [-1]
+    if not drawn or any(v is not None and not 0 <= v < C.N_CARDS for v in values):
+        raise ValueError(
+            f"cards_drawn must list card ids in 0..{C.N_CARDS - 1} (or {FACE_DOWN_CARD!r} for a card a tied "
+            f"winner took unseen), the current card last; got {drawn}"
+        )
+    face_down = list(hidden.get("face_down_cards", []))
+    for k, v in enumerate(values):
+        if v is None and face_down:
+            values[k] = int(face_down.pop(0))
+    pile = hidden.get("pile")
+    deck = values + ([int(c) for c in pile] if pile is not None else [None] * (length - len(values)))
+    if len(deck) != length:
+        raise ValueError(f"cards drawn and pile must hold {length} cards together, got {len(deck)}")
+    for start in range(0, length, C.N_CARDS):  # unnamed cards: each shuffle's missing cards, in card order
+        block = deck[start : start + C.N_CARDS]
+        missing = iter([c for c in range(C.N_CARDS) if c not in block])
+        deck[start : start + C.N_CARDS] = [c if c is not None else next(missing, 0) for c in block]
+    return deck, shown + [False] * (length - len(drawn)), len(drawn)
 
 
 def from_description(d: dict) -> State:
     """The batch-of-1 state that `describe` pictured.
 
     Convenient for building positions by hand: tiles may omit '@slot' (they take free slots), and
-    every tile not named lies face down in a free slot; `card` may stand for `cards_drawn` (the pile
-    then follows in card order); seat phases default to 'place' for a seat holding a tile, else 'flip';
-    `to_move` defaults to the first seat without a choice in `hidden.committed`.
+    every tile in play not named lies face down in a free slot, in kind order; `card` may stand for
+    `cards_drawn` (the pile then follows in card order); with a hidden box the fruit in play default
+    to one copy of each type plus the second copies that the description names; seat phases default to
+    'place' for a seat holding a tile, else 'flip'; `to_move` defaults to the first seat without a
+    choice in `hidden.committed`; `round` defaults to the number of cards shown.
     """
     if d.get("game", SPEC.id) != SPEC.id:
         raise ValueError(f"description is of {d.get('game')!r}, not {SPEC.id!r}")
@@ -886,26 +1148,23 @@ def from_description(d: dict) -> State:
     key = int(d.get("rng_key", 0))
     state = init(cfg, np.array([key], dtype=np.uint64))
     state.keys[0] = np.uint64(key)
-    tiles = tiles_in_play(cfg)
-    t = len(tiles)
-    left = np.bincount(tiles.astype(np.int64), minlength=C.N_KINDS)
-    layout = np.full(t, -1, dtype=np.int64)
-    location = np.full(t, -1, dtype=np.int64)
-    later = []  # (kind, code) of tiles named without a slot
+    t = num_slots(cfg)
 
-    def claim(kind: int, slot: int | None, code: int, where: str) -> None:
-        left[kind] -= 1
-        if left[kind] < 0:
-            raise ValueError(f"{where}: more {C.tile_name(kind)!r} tiles than the {t} tiles in play hold")
-        if slot is None:
-            later.append((kind, code))
-            return
-        if not 0 <= slot < t:
-            raise ValueError(f"{where}: slot {slot} does not exist; slots are 0..{t - 1}")
-        if location[slot] >= 0:
-            raise ValueError(f"{where}: slot {slot} is named twice")
-        layout[slot], location[slot] = kind, code
+    seen = d.get("seen_in_play", {})
+    if seen and not box_hidden(cfg):
+        raise ValueError("seen_in_play: only the two-player game with two_player_tiles='random_half' hides its fruit")
+    seen_most = np.zeros(C.N_FRUIT_TYPES, dtype=np.int64)
+    seen_once = np.zeros(C.N_FRUIT_TYPES, dtype=np.int64)
+    for name, entry in seen.items():
+        kind, _ = _parse_ref(name, "seen_in_play")
+        if kind == C.MONKEY or not isinstance(entry, dict):
+            raise ValueError(
+                f"seen_in_play: {name!r} must be a fruit type mapped to most_in_one_round and rounds_with_one"
+            )
+        seen_most[kind] = int(entry.get("most_in_one_round", 0))
+        seen_once[kind] = int(entry.get("rounds_with_one", 0))
 
+    named = []  # (kind, slot or None, location code, where)
     for code, table, where in (
         (FACE_UP, d.get("face_up", {}), "face_up"),
         (FACE_DOWN, hidden.get("face_down", {}), "face_down"),
@@ -914,17 +1173,18 @@ def from_description(d: dict) -> State:
             kind, _ = _parse_ref(name, where)
             if not str(slot).isdigit():
                 raise ValueError(f"{where}: keys are slot numbers, got {slot!r}")
-            claim(kind, int(slot), code, where)
+            named.append((kind, int(slot), code, where))
     for name, ref in d.get("held", {}).items():
         k = seat_of(name, "held")
         kind, slot = _parse_ref(ref, f"held by {name}")
         if kind == C.MONKEY:
             raise ValueError(f"held by {name}: a monkey stays face up where it was flipped and cannot be held")
-        claim(kind, slot, HELD_BASE + k, f"held by {name}")
+        named.append((kind, slot, HELD_BASE + k, f"held by {name}"))
+    f = fruit_count(cfg)
     for name, zone in d.get("sets", {}).items():
         k = seat_of(name, "sets")
-        if len(zone) > S:
-            raise ValueError(f"sets of {name}: at most {S} sets per zone, got {len(zone)}")
+        if len(zone) > f:
+            raise ValueError(f"sets of {name}: a zone holds at most {f} sets (one per fruit in play), got {len(zone)}")
         for s, members in enumerate(zone):
             if not members:
                 raise ValueError(f"sets of {name}: set {s} is empty; a set holds at least one tile")
@@ -932,17 +1192,40 @@ def from_description(d: dict) -> State:
                 kind, slot = _parse_ref(ref, f"set {s} of {name}")
                 if kind == C.MONKEY:
                     raise ValueError(f"set {s} of {name}: a monkey cannot be placed in a set")
-                claim(kind, slot, SET_BASE + k * S + s, f"set {s} of {name}")
+                named.append((kind, slot, SET_BASE + k * S + s, f"set {s} of {name}"))
         state.num_sets[0, k] = len(zone)
+
+    named_counts = np.bincount([kind for kind, *_ in named], minlength=C.N_KINDS).astype(np.int64)
+    in_play = _composition(cfg, named_counts, hidden, seen_most, seen_once)
+    left = in_play.copy()
+    layout = np.full(t, -1, dtype=np.int64)
+    location = np.full(t, -1, dtype=np.int64)
+    later = []  # (kind, code) of tiles named without a slot
+    for kind, slot, code, where in named:
+        left[kind] -= 1
+        if left[kind] < 0:
+            raise ValueError(f"{where}: more {C.tile_name(kind)!r} tiles than the {t} tiles in play hold")
+        if slot is None:
+            later.append((kind, code))
+            continue
+        if not 0 <= slot < t:
+            raise ValueError(f"{where}: slot {slot} does not exist; slots are 0..{t - 1}")
+        if location[slot] >= 0:
+            raise ValueError(f"{where}: slot {slot} is named twice")
+        layout[slot], location[slot] = kind, code
     free = list(np.flatnonzero(location < 0))
     for kind, code in later:
         slot = free.pop(0)
         layout[slot], location[slot] = kind, code
     rest = np.repeat(np.arange(C.N_KINDS), left)
     layout[free], location[free] = rest, FACE_DOWN
+    state.in_play[0] = in_play
+    _set_kind_start(state)
     state.layout[0], state.location[0] = layout, location
     state.up_count[0] = face_up_counts(state)[0]
+    state.taken[0] = taken_counts(state)[0]
     state.kind_slots[0] = np.argsort(layout, kind="stable")
+    state.seen_most[0], state.seen_once[0] = seen_most, seen_once
 
     state.held[0] = NO_SLOT
     for k in range(p):
@@ -952,40 +1235,24 @@ def from_description(d: dict) -> State:
         if len(in_hand):
             state.held[0, k] = in_hand[0]
 
-    drawn = d.get("cards_drawn")
-    if drawn is None:
-        drawn = [int(d.get("card", 0))]
-    drawn = [int(c) for c in drawn]
-    if not drawn or any(not 0 <= c < C.N_CARDS for c in drawn):
-        raise ValueError(f"cards_drawn must list card ids in 0..{C.N_CARDS - 1}, the current card last; got {drawn}")
-    length = deck_length(cfg)
-    pile = hidden.get("pile")
-    if pile is None:
-        pile = []
-        for start in range(0, length, C.N_CARDS):
-            block = drawn[start : start + C.N_CARDS]
-            pile += [c for c in range(C.N_CARDS) if c not in block][: max(0, C.N_CARDS - len(block))]
-    deck = drawn + [int(c) for c in pile]
-    if len(deck) != length:
-        raise ValueError(f"cards drawn and pile must hold {length} cards together, got {len(deck)}")
-    state.deck[0] = deck
-    state.deck_pos[0] = len(drawn)
-    card = int(d.get("card", drawn[-1]))
+    deck, shown, drawn = _deck(d, hidden, deck_length(cfg))
+    state.deck[0], state.shown[0], state.deck_pos[0] = deck, shown, drawn
+    shown_cards = [c for c, ok in zip(deck, shown, strict=True) if ok]
+    card = int(d.get("card", shown_cards[-1] if shown_cards else 0))
     if not 0 <= card < C.N_CARDS:
         raise ValueError(f"card must be a card id in 0..{C.N_CARDS - 1}, got {card}")
     state.card[0] = card
 
-    occupied = location[:, None] == SET_BASE + np.arange(p * S)[None, :]  # (T, P*S)
-    kinds = layout
-    state.set_size[0] = occupied.sum(axis=0).reshape(p, S)
-    state.set_bits[0] = np.array(
-        [np.bitwise_or.reduce(C.KIND_BITS[kinds[occupied[:, j]]]) if occupied[:, j].any() else 0 for j in range(p * S)]
-    ).reshape(p, S)
-    state.set_bonus[0] = (occupied & C.IS_BONUS[card, kinds][:, None]).sum(axis=0).reshape(p, S)
+    in_set = np.flatnonzero(location >= SET_BASE)
+    seat_of_tile, number = np.divmod(location[in_set] - SET_BASE, S)
+    row = zone_start(state.num_sets[0])[seat_of_tile] + number
+    np.add.at(state.set_size[0], row, 1)
+    np.bitwise_or.at(state.set_bits[0], row, C.KIND_BITS[layout[in_set]])
+    np.add.at(state.set_bonus[0], row, C.IS_BONUS[card, layout[in_set]].astype(np.int8))
 
     for k in range(p):
         state.cards_won[0, k] = d.get("cards_won", {}).get(seats[k], 0)
-    state.round_index[0] = int(d.get("round", 1)) - 1
+    state.round_index[0] = int(d.get("round", max(1, len(shown_cards)))) - 1
     state.starter[0] = seat_of(d.get("starter", "player_0"), "starter")
     phases = d.get("seat_phases", {})
     for k in range(p):
@@ -1039,14 +1306,21 @@ def render(state: State, i: int = 0) -> str:
     layout = state.layout[i]
     monkeys = int(((loc == FACE_UP) & (layout == C.MONKEY)).sum())
     status = "game over" if d["done"] else f"{d['to_move']} to choose (seats choose in turn, hidden)"
+    flags, face_down_cards = pile_knowledge(state.take(i))
     lines = [
         f"Quickity Pickity - {p} players - round {d['round']} - {status}",
         C.card_text(d["card"]),
         f"monkeys face up: {monkeys}/{C.MONKEYS_TO_STOP} - cards won: "
         + ", ".join(f"{k} {v}" for k, v in d["cards_won"].items())
         + f" (first to {cfg.rounds_to_win} wins) - starting player {d['starter']}",
-        "table (+ sweet, - sour; colour and shape initials; [face down]; . taken):",
+        f"pile: shown since the last shuffle {np.flatnonzero(flags[0]).tolist()}, "
+        f"{int(face_down_cards[0])} taken face down; next {d['hidden']['pile'][:3]} ...",
     ]
+    if box_hidden(cfg):
+        seen = ", ".join(f"{k} {v['most_in_one_round']}/{v['rounds_with_one']}" for k, v in d["seen_in_play"].items())
+        lines.append(f"box (hidden): {', '.join(d['hidden']['box'])}")
+        lines.append(f"seen in play before (most in a round / rounds with one): {seen or '-'}")
+    lines.append("table (+ sweet, - sour; colour and shape initials; [face down]; . taken):")
     cells = []
     for t in range(len(loc)):
         if loc[t] == FACE_DOWN:
@@ -1064,8 +1338,9 @@ def render(state: State, i: int = 0) -> str:
         lines.append(
             f"{seat}: {d['seat_phases'][seat]}{', holding ' + hand if hand else ''} - money {d['money'][seat]}"
         )
+        first = int(zone_start(state.num_sets[i])[k])
         for s in range(int(state.num_sets[i, k])):
-            size, bits = int(state.set_size[i, k, s]), int(state.set_bits[i, k, s])
+            size, bits = int(state.set_size[i, first + s]), int(state.set_bits[i, first + s])
             ok = "legal" if set_is_legal(bits, cfg.family) else "BROKEN -10"
             tiles = " ".join(_short(layout[t]) for t in np.flatnonzero(loc == SET_BASE + k * S + s))
             lines.append(f"    set {s} ({size}, {ok}): {tiles}")
@@ -1075,32 +1350,122 @@ def render(state: State, i: int = 0) -> str:
     return "\n".join(lines)
 
 
-def redeal_hidden(state: State, player: int, keys: np.ndarray) -> State:
-    """Re-deal what `player` cannot see: the tiles under face-down slots, the pile's order (within
-    what has not been drawn of each shuffle), the other seats' choices of this tick, the random key.
+# ----------------------------------------------------------------------------------------------
+# Resampling hidden information
 
-    Test utility (not a hot path): loops over the games of the batch.
+
+def box_weights(state: State) -> np.ndarray:
+    """`(n, 32, 3)` float64: per fruit type, the posterior weight of 0, 1 or 2 copies in play given what
+    everyone has seen (hidden box), each type normalised; the box's posterior is their product over
+    the types, restricted to 32 fruit in play.
+
+    The prior (a uniform 32 of the 64 tiles) weighs c copies by C(2, c) = 1, 2, 1. Tiles are reshuffled
+    every round and flipped in uniformly random order, so a round in which n copies of a type are seen
+    multiplies the weight by c! / (c - n)!: one copy seen doubles the weight of c = 2 against c = 1
+    and rules out c = 0; two copies seen leave c = 2. The current round counts like a finished one.
+    """
+    seen_now = _kind_counts(state, state.location != FACE_DOWN)[:, : C.N_FRUIT_TYPES]
+    twice = (state.seen_most == 2) | (seen_now >= 2)
+    once = state.seen_once.astype(np.int64) + (seen_now == 1)
+    w = np.empty((state.batch_size, C.N_FRUIT_TYPES, 3), dtype=np.float64)
+    w[..., 0] = (once == 0) & ~twice
+    w[..., 1] = np.where(twice, 0.0, 2.0)
+    w[..., 2] = np.where(twice, 1.0, np.exp2(np.minimum(once, 1000)))
+    return w / w.sum(axis=2, keepdims=True)
+
+
+def _sample_box(state: State, sub: np.ndarray) -> np.ndarray:
+    """`(n, 32)` int64 copies of each fruit type in play drawn from the exact posterior (`box_weights`):
+    a dynamic programme over the types counts the weight of the types after k holding r fruit, then the
+    types are drawn in turn, one uniform number each. A fixed loop over the 32 types, batched over games."""
+    n, k_types, total = state.batch_size, C.N_FRUIT_TYPES, C.TWO_PLAYER_FRUIT
+    w = box_weights(state)
+    rows = np.arange(n)
+    after = np.zeros((n, k_types + 1, total + 1), dtype=np.float64)  # after[:, k, r]: types k.. hold r fruit
+    after[:, k_types, 0] = 1.0
+    for k in range(k_types - 1, -1, -1):
+        nxt = after[:, k + 1]
+        after[:, k] = w[:, k, 0, None] * nxt
+        after[:, k, 1:] += w[:, k, 1, None] * nxt[:, :-1]
+        after[:, k, 2:] += w[:, k, 2, None] * nxt[:, :-2]
+    u = rng.uniform(sub, k_types)
+    need = np.full(n, total, dtype=np.int64)
+    copies = np.zeros((n, k_types), dtype=np.int64)
+    for k in range(k_types):
+        nxt = after[:, k + 1]
+        odds = np.stack([w[:, k, c] * np.where(need >= c, nxt[rows, np.maximum(need - c, 0)], 0.0) for c in range(3)])
+        cum = np.cumsum(odds, axis=0)  # (3, n)
+        pick = (u[:, k] * cum[2] >= cum[:2]).sum(axis=0)
+        copies[:, k] = pick
+        need -= pick
+    return copies
+
+
+def _lay_face_down(s: State, counts: np.ndarray, sub: np.ndarray) -> None:
+    """Put tiles `(n, 33)` (as many as each game has face-down slots) into the face-down slots, in a
+    uniformly random order; every other slot keeps its tile."""
+    n, t = s.layout.shape
+    down = s.location == FACE_DOWN
+    order = np.argsort(np.where(down, rng.uniform(sub, t), 2.0), axis=1)  # face-down slots first, shuffled
+    kinds = _sorted_tiles(counts, t)
+    g, j = np.nonzero(np.arange(t)[None, :] < down.sum(axis=1)[:, None])
+    s.layout[g, order[g, j]] = kinds[g, j]
+    s.kind_slots[:] = np.argsort(s.layout, axis=1, kind="stable")
+
+
+def _shuffle_pile(s: State, sub: np.ndarray) -> None:
+    """Shuffle, within each shuffle of 16, the cards nobody has seen: those not drawn yet and those tied
+    winners took face down. Shown cards keep their places."""
+    n, length = s.deck.shape
+    u = rng.uniform(sub, length)
+    for start in range(0, length, C.N_CARDS):
+        block = slice(start, start + C.N_CARDS)
+        unseen = ~s.shown[:, block]
+        places = np.argsort(~unseen, axis=1, kind="stable")  # the unseen positions first, in order
+        shuffled = np.argsort(np.where(unseen, u[:, block], 2.0), axis=1)  # the same positions, shuffled
+        cards = s.deck[:, block].copy()
+        g, j = np.nonzero(np.arange(C.N_CARDS)[None, :] < unseen.sum(axis=1)[:, None])
+        cards[g, places[g, j]] = s.deck[:, block][g, shuffled[g, j]]
+        s.deck[:, block] = cards
+
+
+def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
+    """Resample what `player` (int or `(n,)` ints) cannot know, consistently with what it knows: a position
+    drawn from the seat's information state (batched, for search and for the conformance check).
+
+    * the box (two players, `random_half`): which fruit are in play, from the exact posterior given the
+      fruit seen in play this round and in earlier ones (`box_weights`);
+    * the tiles under the face-down slots: the fruit in play not face up or taken, and the monkeys not
+      yet up, in a uniformly random order;
+    * the marketplace pile: within each shuffle, the cards not shown in random order (cards tied
+      winners took face down included);
+    * the other seats' choices of this tick: uniformly among their legal actions (a search agent that
+      models its opponents replaces these);
+    * each game's random key.
+
+    A fixed number of numpy calls per batch (loops over the 32 fruit types, the pile's shuffles and the
+    seats only), never a loop over games.
     """
     s = state.copy()
-    p = s.config.num_players
-    gen_keys = np.asarray(keys, dtype=np.uint64)
-    for g in range(s.batch_size):
-        local = np.random.default_rng(int(gen_keys[g]))
-        down = np.flatnonzero(s.location[g] == FACE_DOWN)
-        s.layout[g, down] = local.permutation(s.layout[g, down])
-        s.kind_slots[g] = np.argsort(s.layout[g], kind="stable")
-        pos = int(s.deck_pos[g])
-        for start in range(0, s.deck.shape[1], C.N_CARDS):
-            lo = max(start, pos)
-            hi = start + C.N_CARDS
-            if lo < hi:
-                s.deck[g, lo:hi] = local.permutation(s.deck[g, lo:hi])
-        for k in range(p):
-            if k != player and s.committed[g, k] != NO_ACTION:
-                single = s.take(g)
-                single.committed[0, k] = NO_ACTION
-                s.committed[g, k] = local.choice(np.flatnonzero(legal_mask(single, k)[0]))
-        s.keys[g] = np.uint64(local.integers(0, 2**63))
+    n = s.batch_size
+    seat = _seat_array(s, player)
+    keys = np.asarray(keys, dtype=np.uint64).reshape(n)
+    if box_hidden(s.config):
+        keys, sub = rng.split(keys)
+        s.in_play[:, : C.N_FRUIT_TYPES] = _sample_box(s, sub)
+        _set_kind_start(s)
+    keys, sub = rng.split(keys)
+    _lay_face_down(s, s.in_play.astype(np.int64) - _kind_counts(s, s.location != FACE_DOWN), sub)
+    keys, sub = rng.split(keys)
+    _shuffle_pile(s, sub)
+    for k in range(s.config.num_players):
+        other = (seat != k) & (s.committed[:, k] != NO_ACTION)
+        if other.any():
+            keys, sub = rng.split(keys)
+            mask = _seat_mask(s, np.full(n, k), ~s.done)
+            pick = np.argmax(np.where(mask, rng.uniform(sub, NUM_ACTIONS), -1.0), axis=1)
+            s.committed[other, k] = pick[other]
+    s.keys, _ = rng.split(keys)
     return s
 
 
@@ -1110,57 +1475,88 @@ def invariants(state: State) -> list[str]:
     cfg = state.config
     n, p = state.batch_size, cfg.num_players
     problems = []
-    tiles = tiles_in_play(cfg)
+    t, f = num_slots(cfg), fruit_count(cfg)
     loc = state.location.astype(np.int64)
     layout = state.layout.astype(np.int64)
-    t = len(tiles)
+    in_play = state.in_play.astype(np.int64)
     if layout.shape[1] != t or (layout < 0).any() or (layout >= C.N_KINDS).any():
         problems.append(f"tiles not conserved: the layout must hold {t} tile kinds in 0..{C.N_KINDS - 1}")
         return problems
+    if state.set_size.shape[1] != f:
+        problems.append(f"the sets must have {f} rows (one per fruit in play)")
+        return problems
+    bad_play = (in_play[:, C.MONKEY] != C.N_MONKEYS) | (in_play[:, : C.N_FRUIT_TYPES].sum(axis=1) != f)
+    bad_play |= (in_play < 0).any(axis=1) | (in_play[:, : C.N_FRUIT_TYPES] > C.COPIES).any(axis=1)
+    if not box_hidden(cfg):
+        bad_play |= (in_play != C.tile_counts(p, cfg.two_player_tiles)[None, :]).any(axis=1)
+    if bad_play.any():
+        game = np.flatnonzero(bad_play)[0]
+        problems.append(f"tiles not conserved: the tiles in play are not a valid set of {t} in game {game}")
+        return problems
+    if (state.kind_start[:, 1:] != np.cumsum(in_play, axis=1)).any() or (state.kind_start[:, 0] != 0).any():
+        problems.append("kind_start does not follow the tiles in play")
     counts = np.bincount((np.arange(n)[:, None] * C.N_KINDS + layout).reshape(-1), minlength=n * C.N_KINDS)
-    wrong = (counts.reshape(n, C.N_KINDS) != np.bincount(tiles, minlength=C.N_KINDS)[None, :]).any(axis=1)
+    wrong = (counts.reshape(n, C.N_KINDS) != in_play).any(axis=1)
     if wrong.any():
         problems.append(
             f"tiles not conserved: the {t} tiles in play differ from the layout of game {np.flatnonzero(wrong)[0]}"
         )
         return problems
     valid = (loc == FACE_DOWN) | (loc == FACE_UP) | ((loc >= HELD_BASE) & (loc < HELD_BASE + p))
-    valid |= (loc >= SET_BASE) & (loc < SET_BASE + p * S)
+    in_set = loc >= SET_BASE
+    row_of = np.where(in_set, (loc - SET_BASE) % S, 0)
+    valid |= in_set & (loc < SET_BASE + p * S) & (row_of < f)
     if not valid.all():
         problems.append(f"a tile lies nowhere valid in game {np.flatnonzero(~valid.all(axis=1))[0]}")
+        return problems
     if ((layout == C.MONKEY) & (loc >= HELD_BASE)).any():
         problems.append("a monkey was taken")
     rows = np.arange(n)
-    if (face_up_counts(state) != state.up_count).any():
-        problems.append("face-up counts disagree with the tile slots")
+    if (face_up_counts(state) != state.up_count).any() or (taken_counts(state) != state.taken).any():
+        problems.append("face-up or taken counts disagree with the tile slots")
     kind_slots = state.kind_slots.astype(np.int64)
     if (kind_slots < 0).any() or (kind_slots >= t).any():
         problems.append("kind_slots is not the slots sorted by kind")
     else:
         by_kind = np.take_along_axis(layout, kind_slots, axis=1)
         each_once = np.bincount((rows[:, None] * t + kind_slots).reshape(-1), minlength=n * t) == 1
-        if (by_kind != tiles[None, :]).any() or not each_once.all():
+        if (by_kind != np.sort(layout, axis=1)).any() or not each_once.all():
             problems.append("kind_slots is not the slots sorted by kind")
     holders = (loc[:, :, None] == HELD_BASE + np.arange(p)[None, None, :]).sum(axis=1)  # (n, P)
     held = state.held.astype(np.int64)
     held_ok = np.where(held >= 0, loc[rows[:, None], np.maximum(held, 0)] == HELD_BASE + np.arange(p), True)
     if (holders != (held >= 0)).any() or not held_ok.all():
         problems.append("tiles in hand disagree with the held slots")
-    in_set = loc >= SET_BASE
     g_of, t_of = np.nonzero(in_set)
-    flat = g_of * (p * S) + loc[g_of, t_of] - SET_BASE
+    seat_of_tile, number = np.divmod(loc[g_of, t_of] - SET_BASE, S)
+    if (number >= state.num_sets[g_of, seat_of_tile]).any():
+        problems.append("a tile lies in a set its zone has not started")
+        return problems
+    flat = g_of * f + zone_start(state.num_sets)[g_of, seat_of_tile] + number
     kinds = layout[g_of, t_of]
-    size = np.bincount(flat, minlength=n * p * S)
-    bits = np.zeros(n * p * S, dtype=np.int64)
+    size = np.bincount(flat, minlength=n * f)
+    bits = np.zeros(n * f, dtype=np.int64)
     np.bitwise_or.at(bits, flat, C.KIND_BITS[kinds].astype(np.int64))
-    bonus = np.bincount(flat, weights=C.IS_BONUS[state.card[g_of].astype(np.int64), kinds], minlength=n * p * S)
+    bonus = np.bincount(flat, weights=C.IS_BONUS[state.card[g_of].astype(np.int64), kinds], minlength=n * f)
     if (size != state.set_size.reshape(-1)).any() or (bits != state.set_bits.reshape(-1)).any():
         problems.append("set sizes or attributes disagree with the tiles placed")
     if (bonus != state.set_bonus.reshape(-1)).any():
         problems.append("bonus counts disagree with the tiles placed and the round's card")
-    started = np.arange(S)[None, None, :] < state.num_sets[:, :, None]
+    started = np.arange(f)[None, :] < state.num_sets.sum(axis=1, dtype=np.int64)[:, None]
     if ((state.set_size > 0) != started).any():
         problems.append("sets are not numbered 0 .. num_sets - 1 without gaps")
+    most, once = state.seen_most.astype(np.int64), state.seen_once.astype(np.int64)
+    if not box_hidden(cfg):
+        if most.any() or once.any():
+            problems.append("fruit seen in play are recorded, but no fruit lie hidden in a box")
+    elif (
+        (most < 0).any()
+        or (most > in_play[:, : C.N_FRUIT_TYPES]).any()
+        or (once < 0).any()
+        or (once > state.round_index[:, None]).any()
+        or ((most > 0) != ((once > 0) | (most == 2))).any()
+    ):
+        problems.append("fruit seen in play disagree with the fruit in play or the rounds played")
     live = ~state.done
     if ((state.seat_phase == PLACE) != (held >= 0))[live].any():
         problems.append("a seat is in phase 'place' without a tile in hand, or holds one in another phase")
@@ -1186,8 +1582,17 @@ def invariants(state: State) -> list[str]:
     blocks = state.deck.reshape(n, -1, C.N_CARDS)
     if (np.sort(blocks, axis=2) != np.arange(C.N_CARDS)).any():
         problems.append("the marketplace pile is not made of shuffles of the 16 cards")
-    if (state.deck_pos < 1).any() or (state.deck_pos > state.deck.shape[1]).any():
+    pos = state.deck_pos.astype(np.int64)
+    if (pos < 1).any() or (pos > state.deck.shape[1]).any():
         problems.append("cards drawn out of range")
-    elif (live & (state.card != state.deck[rows, state.deck_pos.astype(np.int64) - 1])).any():
+        return problems
+    drawn = np.arange(state.deck.shape[1])[None, :] < pos[:, None]
+    if (state.shown & ~drawn).any() or (state.shown.sum(axis=1) != state.round_index + 1).any():
+        problems.append("cards shown are not one per round played, among the cards drawn")
+    elif (live & ~state.shown[rows, pos - 1]).any():
         problems.append("the round's card is not the card drawn last")
+    else:
+        last_shown = state.deck.shape[1] - 1 - np.argmax(state.shown[:, ::-1], axis=1)
+        if (state.card != state.deck[rows, last_shown]).any():
+            problems.append("the round's card is not the card shown last")
     return problems
