@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import MutableMapping
 from typing import Any
 
 import gymnasium
@@ -93,37 +92,6 @@ class _LegalMasks:
         if mask is None:
             mask = self._cache[seat] = self.spec.rules.legal_mask(self.state, seat)[0]
         return mask
-
-
-class _AgentInfos(MutableMapping):
-    """The AEC env's `infos`: each live agent's info dict, holding its observation's `action_mask`
-    (AgileRL reads masks there). An info is filled in when first read, so a loop that reads only the
-    agent to act (`last()`) computes no other seat's mask."""
-
-    def __init__(self, legal: _LegalMasks, seats: dict[str, int]):
-        self._legal = legal
-        self._infos: dict[str, dict | int] = dict(seats)  # agent -> its info, or its seat until read
-
-    def __getitem__(self, agent: str) -> dict:
-        info = self._infos[agent]
-        if not isinstance(info, dict):
-            info = self._infos[agent] = {"action_mask": self._legal(info).astype(np.int8)}
-        return info
-
-    def __setitem__(self, agent: str, info: dict) -> None:
-        self._infos[agent] = info
-
-    def __delitem__(self, agent: str) -> None:
-        del self._infos[agent]
-
-    def __iter__(self):
-        return iter(self._infos)
-
-    def __len__(self) -> int:
-        return len(self._infos)
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
 
 
 class _SingleGame:
@@ -303,7 +271,9 @@ class FruitAECEnv(_SingleGame, AECEnv):
         self.agent_selection = self.agents[int(self._state.to_move[0])]
 
     def _set_infos(self) -> None:
-        self.infos = _AgentInfos(self._legal, {a: self.possible_agents.index(a) for a in self.agents})
+        """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there).
+        A plain dict, as PettingZoo's API requires; each mask is computed once per position (`_LegalMasks`)."""
+        self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
