@@ -115,20 +115,20 @@ def measure_gym(game: str, players: int, seconds: float, seed: int = 0) -> Measu
     env = gymnasium.make(get_spec(game).gym_id, num_players=players, opponent="random")
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
-    steps = int(env.unwrapped.state.step_count[0])
+    steps = int(env.unwrapped.game_state.step_count[0])
     games = 0
     start = time.perf_counter()
     while True:
         legal = np.flatnonzero(info["action_mask"])
-        before = int(env.unwrapped.state.step_count[0])
+        before = int(env.unwrapped.game_state.step_count[0])
         _, _, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
-        steps += int(env.unwrapped.state.step_count[0]) - before
+        steps += int(env.unwrapped.game_state.step_count[0]) - before
         if term or trunc:
             games += 1
             if time.perf_counter() - start > seconds:
                 break
             _, info = env.reset()
-            steps += int(env.unwrapped.state.step_count[0])
+            steps += int(env.unwrapped.game_state.step_count[0])
     return Measurement(game, players, "gym", 1, 1, steps, games, time.perf_counter() - start)
 
 

@@ -44,6 +44,13 @@ one fruit, assigned to maximise the score. `rules.score_piles(counts)` scores an
 `same_sort_bonus="repeat"` (default) pays a sort's groups of 4 and 5 more than once (9 cherries =
 30), `"once"` at most one per sort.
 
+**Global state** (PettingZoo's `state()` and `state_space`, for centralized critics such as
+MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice). It is the referee's view and holds what no seat may see: every hand, the card set aside
+and the cards committed but not yet revealed. Train a critic on it, never feed it to a policy. Each
+agent's `info["action_mask"]` repeats its observation's mask (AgileRL reads it there).
+
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged); the parallel
 env does the same.

@@ -103,6 +103,13 @@ owns 5 cards), `umbrella_trigger` ("drawn" or "placed": which cards of a two-car
 umbrella), `max_rounds` (default 100: an unfinished game is truncated). The assumptions behind these
 readings are listed in `fruit_envs/games/fruit_picking/components.py`.
 
+**Global state** (PettingZoo's `state()` and `state_space`, for centralized critics such as
+MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice). It is the referee's view and holds what no seat may see: the order of the stack and
+the faces of the cards put under it or drawn two at a time. Train a critic on it, never feed it to a
+policy. Each agent's `info["action_mask"]` repeats its observation's mask (AgileRL reads it there).
+
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged).
 

@@ -19,6 +19,10 @@ decisions, actions, observation and options are documented on the Juicy Fruits p
 The round limit is a rule of this mode: a game that reaches it is terminated (stalls scored), never
 truncated (`SPEC.truncation` is None; the Juicy Fruits round cap and frozen-game cut-off do not apply).
 
+**Global state** (PettingZoo's `state()` and `state_space`): the observation, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice); nothing is hidden after setup. `info["action_mask"]` repeats the observation's mask.
+
 **Version history.** v0: first release. Juicy Fruits v1 (issue 16: no outcome at a cut-off, a
 100-round cap, frozen games cut off) changes nothing here, so the score attack stays v0.
 """

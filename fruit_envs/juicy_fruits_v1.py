@@ -164,6 +164,13 @@ without circle positions (a tank never fills: own discs stack in it); a reached 
 the reaching player's other disc too; the free ride is the second disc taking the first one's arrow;
 the juicy side's license track as long as the basic side's. Score attack: all of it (see above).
 
+**Global state** (PettingZoo's `state()` and `state_space`, for centralized critics such as
+MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice). Nothing is hidden after setup, so it holds what the seats see together (the draws still
+to come are not in it: they come from the random key). Each agent's `info["action_mask"]` repeats
+its observation's mask (AgileRL reads it there).
+
 **Illegal actions.** `raw_env()` raises `IllegalActionError` (naming the action, the legal ones and
 the phase) and leaves the game unchanged; `env()` follows PettingZoo classic (the offender gets -1,
 the game ends, a warning is logged).

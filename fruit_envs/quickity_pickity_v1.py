@@ -137,6 +137,14 @@ from the pile unseen; players reaching 3 cards in the same round share the win (
 and fruit, so no further tie-break can separate them); when players x `rounds_to_win` exceeds 16 an
 exhausted pile is reshuffled from all 16 card faces.
 
+**Global state** (PettingZoo's `state()` and `state_space`, for centralized critics such as
+MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then every field of
+`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
+each slice). It is the referee's view and holds what no seat may see: the face-down tiles, which
+fruit lie in the box, the order of the marketplace pile, the cards taken face down and the choices
+made this tick. Train a critic on it, never feed it to a policy. Each agent's `info["action_mask"]`
+repeats its observation's mask (AgileRL reads it there).
+
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged); the parallel
 env does the same.

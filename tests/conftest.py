@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-import fruit_envs  # noqa: F401  (registers the games)
+import os
+
+# Tianshou's buffers use numba: compiling them costs ~30 s of CPU in every test process, far more than
+# the few steps its tests take (tests/test_clients.py, the README's snippet); plain Python does here.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
+import fruit_envs  # noqa: E402, F401  (registers the games)
 from fruit_envs.core.spec import registered_games
 
 

@@ -29,14 +29,14 @@ def test_raw_env_raises_on_illegal_action_and_changes_nothing(game):
     env.reset(seed=3)
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    before = fstate.to_bytes(env.state)
+    before = fstate.to_bytes(env.game_state)
     with pytest.raises(IllegalActionError, match="legal actions are") as info:
         env.step(illegal)
     assert info.value.action == illegal and info.value.legal == np.flatnonzero(mask).tolist()
     for bad in (-1, 10_000, 2.5, "x", True):
         with pytest.raises(IllegalActionError):
             env.step(bad)
-    assert fstate.to_bytes(env.state) == before
+    assert fstate.to_bytes(env.game_state) == before
 
 
 @pytest.mark.parametrize("game", game_ids())
@@ -108,9 +108,9 @@ def test_aec_exposes_read_only_state_and_rules():
     env = cherry_picking_v0.raw_env(num_players=3)
     env.reset(seed=0)
     assert env.rules.SPEC.id == "cherry_picking"
-    assert env.state.batch_size == 1
+    assert env.game_state.batch_size == 1
     with pytest.raises(ValueError, match="read-only"):
-        env.state.hands[0, 0, 0] = 5
+        env.game_state.hands[0, 0, 0] = 5
 
 
 def test_aec_rewards_reach_the_agents_they_belong_to():
@@ -127,7 +127,7 @@ def test_aec_rewards_reach_the_agents_they_belong_to():
             continue
         mask = obs["action_mask"].astype(bool)
         env.step(int(rng.choice(np.flatnonzero(mask))))
-    scores = env.unwrapped.state.scores[0]
+    scores = env.unwrapped.game_state.scores[0]
     expected = get_spec("cherry_picking").rules.terminal_rewards(scores[None])[0]
     assert [total[a] for a in env.possible_agents] == expected.tolist()
 
@@ -136,7 +136,7 @@ def test_aec_load_state_continues_from_a_described_position():
     env = cherry_picking_v0.raw_env(num_players=2)
     env.reset(seed=5)
     env.step(first_legal(env.observe("player_0")["action_mask"]))
-    d = env.rules.describe(env.state)
+    d = env.rules.describe(env.game_state)
     other = cherry_picking_v0.raw_env(num_players=2)
     other.reset(seed=99)
     other.load_state(env.rules.from_description(d))
@@ -160,11 +160,11 @@ def test_parallel_env_commits_all_cards_in_one_step():
     steps = 0
     while env.agents:
         actions = {a: first_legal(obs[a]["action_mask"]) for a in env.agents}
-        before = int(env.state.step_count[0])
+        before = int(env.game_state.step_count[0])
         obs, rewards, terms, truncs, _ = env.step(actions)
         choosers = [a for a, o in obs.items() if not o["action_mask"][wait]]
-        assert int(env.state.step_count[0]) > before
-        if env.agents and env.rules.describe(env.state)["phase"] == "choose":
+        assert int(env.game_state.step_count[0]) > before
+        if env.agents and env.rules.describe(env.game_state)["phase"] == "choose":
             assert len(choosers) == 1, "after the reveal one player chooses at a time; the others wait"
         steps += 1
     assert all(terms.values()) and sorted(rewards.values())[-1] == 1.0
@@ -198,16 +198,16 @@ def test_same_seed_same_trajectory_single_env(game):
 def test_single_env_seat_and_illegal_modes():
     env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, seat=2, opponent="greedy")
     obs, info = env.reset(seed=0)
-    assert info["seat"] == 2 and env.unwrapped.state.to_move[0] == 2, "opponents moved before the learner"
+    assert info["seat"] == 2 and env.unwrapped.game_state.to_move[0] == 2, "opponents moved before the learner"
     illegal = int(np.flatnonzero(~info["action_mask"])[0])
     obs, reward, term, trunc, info = env.step(illegal)
     assert term and reward == -1.0 and info["illegal_action"] and info["outcome"] == -1
     strict = gymnasium.make("fruit_envs/CherryPicking-v0", illegal_action="raise")
     _, info = strict.reset(seed=0)
-    before = fstate.to_bytes(strict.unwrapped.state)
+    before = fstate.to_bytes(strict.unwrapped.game_state)
     with pytest.raises(IllegalActionError):
         strict.step(int(np.flatnonzero(~info["action_mask"])[0]))
-    assert fstate.to_bytes(strict.unwrapped.state) == before
+    assert fstate.to_bytes(strict.unwrapped.game_state) == before
 
 
 def test_single_env_accepts_a_policy_object_as_opponent():
@@ -225,9 +225,13 @@ def test_single_env_accepts_a_policy_object_as_opponent():
 
 
 def test_make_vec_is_backed_by_the_batched_rules():
-    env = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=64, num_players=3, opponent="greedy")
+    """Same-step autoreset: the step that ends a game returns the next one's first observation."""
+    same_step = gymnasium.vector.AutoresetMode.SAME_STEP
+    env = gymnasium.make_vec(
+        "fruit_envs/CherryPicking-v0", num_envs=64, num_players=3, opponent="greedy", autoreset_mode=same_step
+    )
     assert isinstance(env.unwrapped, FruitVectorEnv)
-    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert env.metadata["autoreset_mode"] == env.unwrapped.autoreset_mode == same_step
     obs, info = env.reset(seed=0)
     assert obs.shape == (64, *env.single_observation_space.shape)
     rng = np.random.default_rng(0)
@@ -236,7 +240,7 @@ def test_make_vec_is_backed_by_the_batched_rules():
     for _ in range(400):
         mask = env.unwrapped.action_masks()
         assert np.array_equal(mask, info["action_mask"])
-        state, seats = env.unwrapped.state, env.unwrapped.seats
+        state, seats = env.unwrapped.game_state, env.unwrapped.seats
         assert (state.to_move == seats).all(), "every game waits for its learner"
         assert np.array_equal(mask, rules.legal_mask(state, seats))
         assert np.array_equal(obs, rules.observe(state, seats))
@@ -249,6 +253,50 @@ def test_make_vec_is_backed_by_the_batched_rules():
             assert set(np.unique(info["outcome"][term])) <= {-1, 0, 1}
         assert (reward[~term] == 0).all(), "terminal rewards only at the end"
     assert finished >= 64
+
+
+def test_vector_env_autoresets_on_the_next_step_by_default():
+    """Gymnasium's default: the step that ends a game returns its last observation; the next step ignores
+    that game's action and returns a new game's first observation, reward 0, not terminated."""
+    env = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=16, opponent="random", illegal_action="raise")
+    assert env.metadata["autoreset_mode"] == env.unwrapped.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP
+    rules = env.unwrapped.spec_.rules
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = np.zeros(16, dtype=bool)
+    restarts = 0
+    for _ in range(300):
+        mask = info["action_mask"]
+        actions = np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1)
+        actions[ended] = 10_000  # ignored: with illegal_action="raise" an applied one would raise
+        obs, reward, term, trunc, info = env.step(actions)
+        state, seats = env.unwrapped.game_state, env.unwrapped.seats
+        assert np.array_equal(obs, rules.observe(state, seats)), "the returned observation is of the game in each row"
+        if ended.any():
+            restarts += int(ended.sum())
+            assert (reward[ended] == 0).all() and not (term | trunc)[ended].any()
+            assert (state.to_move[ended] == seats[ended]).all() and not state.done[ended].any(), "a new game waits"
+        finished = term | trunc
+        assert np.array_equal(state.done, finished), "a game that ended stays on show until the next step"
+        assert "final_obs" not in info
+        if finished.any():
+            assert info["_outcome"].tolist() == finished.tolist()
+            assert info["action_mask"][finished].all(), "any action is accepted (and ignored) after the end"
+        ended = finished
+    assert restarts >= 16
+
+
+@pytest.mark.parametrize("mode", ["SAME_STEP", "SameStep", gymnasium.vector.AutoresetMode.SAME_STEP])
+def test_vector_env_autoreset_mode_by_name_or_member(mode):
+    env = FruitVectorEnv(num_envs=2, autoreset_mode=mode)
+    assert env.autoreset_mode == env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert FruitVectorEnv.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP, "class default kept"
+
+
+def test_vector_env_refuses_an_unsupported_autoreset_mode():
+    for mode in ("sometimes", gymnasium.vector.AutoresetMode.DISABLED):
+        with pytest.raises(ValueError, match=r"autoreset_mode must be one of \['NEXT_STEP', 'SAME_STEP'\]"):
+            gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=2, autoreset_mode=mode)
 
 
 def test_vector_env_same_seed_same_trajectory():

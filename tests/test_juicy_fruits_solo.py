@@ -191,7 +191,7 @@ def test_gymnasium_single_and_vector_envs():
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         total += reward
         done = terminated or truncated
-    assert terminated and not truncated and total == S.final_scores(env.unwrapped.state)[0, 0]
+    assert terminated and not truncated and total == S.final_scores(env.unwrapped.game_state)[0, 0]
     envs = gymnasium.make_vec("fruit_envs/JuicyFruitsSolo-v0", num_envs=64)
     obs, info = envs.reset(seed=1)
     assert obs.shape == (64, *S.observation_shape(SPEC.make_config()))

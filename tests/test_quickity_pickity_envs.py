@@ -29,12 +29,12 @@ def test_parallel_env_step_is_one_tick_of_the_race():
     ticks = 0
     while env.agents:
         assert all(not o["action_mask"][R.WAIT] for o in obs.values()), "every player acts in every tick"
-        before = int(env.state.step_count[0])
+        before = int(env.game_state.step_count[0])
         actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
         obs, rewards, terms, truncs, _ = env.step(actions)
-        assert int(env.state.step_count[0]) == before + 3, "one decision per player"
+        assert int(env.game_state.step_count[0]) == before + 3, "one decision per player"
         if env.agents:
-            assert env.state.to_move[0] == 0 and (env.state.committed[0] == -1).all(), "the tick resolved"
+            assert env.game_state.to_move[0] == 0 and (env.game_state.committed[0] == -1).all(), "the tick resolved"
         ticks += 1
     assert all(terms.values()) and not any(truncs.values())
     assert sorted(rewards.values())[-1] == 1.0
@@ -62,7 +62,7 @@ def test_aec_terminal_rewards_reach_their_agents():
         obs, reward, term, trunc, _ = env.last()
         total[agent] += reward
         env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
-    cards = env.unwrapped.state.cards_won[0]
+    cards = env.unwrapped.game_state.cards_won[0]
     assert [total[a] for a in env.possible_agents] == R.terminal_rewards(cards[None])[0].tolist()
 
 
@@ -70,7 +70,7 @@ def test_gymnasium_single_and_vector_envs():
     env = gymnasium.make("fruit_envs/QuickityPickity-v1", num_players=3, opponent="greedy", seat=1)
     obs, info = env.reset(seed=0)
     assert obs.shape == SPEC.observation_shape(env.unwrapped.config) and info["seat"] == 1
-    assert env.unwrapped.state.to_move[0] == 1, "player_0 chose before the learner"
+    assert env.unwrapped.game_state.to_move[0] == 1, "player_0 chose before the learner"
     vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v1", num_envs=32, opponent="greedy")
     assert isinstance(vec.unwrapped, FruitVectorEnv)
     obs, info = vec.reset(seed=0)
@@ -87,7 +87,7 @@ def test_gymnasium_single_and_vector_envs():
 def test_options_reach_the_game_and_bad_ones_are_explained():
     env = quickity_pickity_v1.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
     env.reset(seed=0)
-    assert env.state.layout.shape[1] == 67 and env.config.family and env.config.rounds_to_win == 2
+    assert env.game_state.layout.shape[1] == 67 and env.config.family and env.config.rounds_to_win == 2
     for kwargs, message in [
         ({"family": "yes"}, r"choose one of \[False, True\]"),
         ({"two_player_tiles": "half"}, r"choose one of \['random_half', 'one_of_each', 'all'\]"),

@@ -130,7 +130,7 @@ def test_a_game_from_a_set_up_position_replays():
     records = []
     other = FruitAECEnv("cherry_picking", num_players=3, record=records)
     other.reset(seed=0)
-    other.load_state(env.state)
+    other.load_state(env.game_state)
     for _agent in other.agent_iter():
         obs, _, term, trunc, _ = other.last()
         other.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))

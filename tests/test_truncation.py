@@ -92,17 +92,23 @@ def test_gymnasium_env_truncates_and_still_gives_the_final_observation():
         assert np.flatnonzero(info["action_mask"]).tolist() == [PASS]
         obs, reward, terminated, truncated, info = env.step(PASS)
         assert (reward, terminated, truncated, info["outcome"]) == expected
-        assert np.array_equal(obs, R.observe(env.state, seat)[0]), "the final observation of the game"
+        assert np.array_equal(obs, R.observe(env.game_state, seat)[0]), "the final observation of the game"
 
 
-def test_vector_env_truncates_one_game_and_terminates_the_other():
-    env = FruitVectorEnv(2, "juicy_fruits", seat=0, opponent="random")
+@pytest.mark.parametrize("autoreset_mode", ["NEXT_STEP", "SAME_STEP"])
+def test_vector_env_truncates_one_game_and_terminates_the_other(autoreset_mode):
+    """The final observation comes back as the step's observation (next-step) or in `infos["final_obs"]`
+    (same-step); either way the cut-off pays nothing and the real end its outcome."""
+    env = FruitVectorEnv(2, "juicy_fruits", seat=0, opponent="random", autoreset_mode=autoreset_mode)
     env.reset(seed=2)
     env.load_state(both_positions())
     obs, rewards, terminated, truncated, infos = env.step(np.array([PASS, PASS]))
     assert terminated.tolist() == [False, True] and truncated.tolist() == [True, False]
     assert rewards.tolist() == [0.0, 1.0] and infos["outcome"].tolist() == [0, 1]
-    assert infos["_final_obs"].tolist() == [True, True] and infos["final_obs"].shape == obs.shape
+    final = infos["final_obs"] if autoreset_mode == "SAME_STEP" else obs
+    assert autoreset_mode == "NEXT_STEP" or infos["_final_obs"].tolist() == [True, True]
+    assert np.array_equal(final, R.observe(env.game_state, 0)) == (autoreset_mode == "NEXT_STEP")
+    assert final.shape == obs.shape and np.abs(final).sum(axis=1).all(), "a real observation in each row"
 
 
 def test_sb3_vec_env_time_limit_truncated_with_no_outcome_and_real_end_with_it():

@@ -1,6 +1,12 @@
 """Adapters and contracts written once for every game; nothing here knows about fruit."""
 
-from fruit_envs.core.errors import DescriptionError, IllegalActionError, InvalidActionError, StateError
+from fruit_envs.core.errors import (
+    DescriptionError,
+    IllegalActionError,
+    InvalidActionError,
+    StateError,
+    UnknownOptionError,
+)
 from fruit_envs.core.spec import Config, GameSpec, get_spec, register_game, registered_games
 from fruit_envs.core.state import BatchState, from_bytes, load, save, to_bytes
 
@@ -12,6 +18,7 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "StateError",
+    "UnknownOptionError",
     "from_bytes",
     "get_spec",
     "load",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from fruit_envs.core import global_state as fglobal
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
@@ -33,6 +36,46 @@ def _observation_space(spec: GameSpec, config) -> gymnasium.spaces.Dict:
 def _check_render_mode(render_mode):
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+
+
+class _GlobalState:
+    """`env.state`: called, PettingZoo's global state. Read as the batched game state that `env.state`
+    used to be, it still answers, with a `DeprecationWarning` naming `env.game_state`."""
+
+    def __init__(self, env: _SingleGame):
+        self._env = env
+
+    def __call__(self) -> np.ndarray:
+        """`(G,)` float32: every seat's observation, then the referee's full view of the game (hidden
+        parts included), laid out as `fruit_envs.core.global_state` says; for centralized critics only."""
+        if self._env._state is None:
+            raise RuntimeError("state() is defined once the game has started; call reset() first")
+        return fglobal.global_state(self._env._state)[0]
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        warnings.warn(
+            f"env.state is PettingZoo's state() method now (the global state for centralized critics); "
+            f"the game state is env.game_state: use env.game_state.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self._env.game_state, name)
+
+
+class _LegalMasks:
+    """Legal actions of each seat in one position, each computed when first asked for."""
+
+    def __init__(self, spec: GameSpec, state):
+        self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
+        self._cache: dict[int, np.ndarray] = {}
+
+    def __call__(self, seat: int) -> np.ndarray:
+        mask = self._cache.get(seat)
+        if mask is None:
+            mask = self._cache[seat] = self.spec.rules.legal_mask(self.state, seat)[0]
+        return mask
 
 
 class _SingleGame:
@@ -71,6 +114,7 @@ class _SingleGame:
         self._act_space = gymnasium.spaces.Discrete(self.spec.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
+        self.state_space = fglobal.space(self.spec, self.config)
         self._seed_rng = np.random.default_rng()
         self._state = None
 
@@ -80,8 +124,8 @@ class _SingleGame:
         return self.spec.rules
 
     @property
-    def state(self):
-        """The current batch-of-1 state, as read-only views (the env's own copy cannot be changed)."""
+    def game_state(self):
+        """The current batch-of-1 game state, as read-only views (the env's own copy cannot be changed)."""
         if self._state is None:
             return None
         views = {}
@@ -90,16 +134,18 @@ class _SingleGame:
             views[name].setflags(write=False)
         return type(self._state)(config=self._state.config, **views)
 
+    @property
+    def state(self) -> _GlobalState:
+        """PettingZoo's `state()`: the global state for centralized critics (see `state_space`)."""
+        return _GlobalState(self)
+
     def _set_state(self, state) -> None:
         self._state = state
-        self._mask_cache: dict[int, np.ndarray] = {}
+        self._legal = _LegalMasks(self.spec, state)
 
     def _mask(self, seat: int) -> np.ndarray:
         """Legal actions of `seat` in the current state, computed once per state."""
-        mask = self._mask_cache.get(seat)
-        if mask is None:
-            mask = self._mask_cache[seat] = self.rules.legal_mask(self._state, seat)[0]
-        return mask
+        return self._legal(seat)
 
     def _require_reset(self, what: str) -> None:
         if self._state is None:
@@ -221,8 +267,13 @@ class FruitAECEnv(_SingleGame, AECEnv):
         done = bool(self._state.done[0])
         self.terminations = dict.fromkeys(self.agents, done and not bool(self._state.truncated[0]))
         self.truncations = dict.fromkeys(self.agents, bool(self._state.truncated[0]))
-        self.infos = {a: {} for a in self.agents}
+        self._set_infos()
         self.agent_selection = self.agents[int(self._state.to_move[0])]
+
+    def _set_infos(self) -> None:
+        """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there).
+        A plain dict, as PettingZoo's API requires; each mask is computed once per position (`_LegalMasks`)."""
+        self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
 
     def observe(self, agent):
         seat = self._seat_of(agent)
@@ -257,6 +308,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
             self.terminations = dict.fromkeys(self.agents, not trunc)
             self.truncations = dict.fromkeys(self.agents, trunc)
         self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        self._set_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -264,7 +316,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
 
 def _phase(env) -> str:
     names = getattr(env.rules, "PHASE_NAMES", None)
-    phase = getattr(env.state, "phase", None)
+    phase = getattr(env.game_state, "phase", None)
     return "play" if names is None or phase is None else names[int(phase[0])]
 
 
@@ -336,7 +388,8 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
 
     def _after_load(self):
         self.agents = self.possible_agents[:]
-        return self._observations(), {a: {} for a in self.agents}
+        obs = self._observations()
+        return obs, self._infos(obs)
 
     def _masks(self) -> dict[str, np.ndarray]:
         acting = self.rules.acting(self._state)[0]
@@ -352,6 +405,11 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
     def _observations(self):
         masks = self._masks()
         return {a: self._obs(k, masks[a]) for k, a in enumerate(self.possible_agents) if a in self.agents}
+
+    @staticmethod
+    def _infos(observations: dict) -> dict:
+        """Each agent's info: its observation's `action_mask` (the same array; AgileRL reads it there)."""
+        return {a: {"action_mask": o["action_mask"]} for a, o in observations.items()}
 
     def step(self, actions: dict):
         self._require_reset("step()")
@@ -381,8 +439,10 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
                 rewards[agent] = self.illegal_reward
             terms = dict.fromkeys(self.agents, True)
             truncs = dict.fromkeys(self.agents, False)
-            infos = {a: {"illegal_action": a in illegal} for a in self.agents}
             obs = self._observations()
+            infos = self._infos(obs)
+            for agent, info in infos.items():
+                info["illegal_action"] = agent in illegal
             self._illegal_ended([self.possible_agents.index(a) for a in illegal], [actions[a] for a in illegal])
             self.agents = []
             return obs, rewards, terms, truncs, infos
@@ -403,7 +463,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         terms = dict.fromkeys(self.agents, done and not trunc)
         truncs = dict.fromkeys(self.agents, trunc)
         obs = self._observations()
-        infos = {a: {} for a in self.agents}
+        infos = self._infos(obs)
         if done:
             self.agents = []
         if self.render_mode == "human":

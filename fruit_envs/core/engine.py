@@ -251,35 +251,46 @@ class LearnerBatch:
             gained += rewards[rows, self.seats]
         raise RuntimeError("opponents kept moving beyond the declared maximum game length")
 
-    def step(self, actions: np.ndarray) -> dict[str, np.ndarray]:
-        """Apply the learners' actions, play opponents, autoreset finished games (same step)."""
+    def restart(self, games: np.ndarray) -> None:
+        """Start new games at rows `games`; opponents move until each learner's turn (their rewards are
+        paid with the learner's next step)."""
+        self._start_games(games)
+        self.pending_reward += self._play_opponents()
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Apply the learners' actions, play opponents, autoreset finished games (same step).
+
+        `active`: `(N,)` bool, the games that take their action (default all); the others are left as
+        they are, their action ignored, with reward 0 and neither terminated nor truncated."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
-        if self.state.done.any():
+        active = np.ones(self.num_envs, dtype=bool) if active is None else active
+        if (self.state.done & active).any():
             raise RuntimeError("the episode is over; call reset() before step()")
         actions = validate.as_actions(actions, self.num_envs, self.spec.num_actions, f"{self.spec.name}: actions")
         rows = np.arange(self.num_envs)
         masks = self.action_masks()
-        legal = masks[rows, actions]
+        legal = masks[rows, actions] | ~active
         if not legal.all() and self.illegal_action == "raise":
             g = np.flatnonzero(~legal)[0]
             phase = self._phase_name(g)
             raise IllegalActionError(
                 int(actions[g]), np.flatnonzero(masks[g]), phase, player=f"learner in env {g}", game=self.spec.name
             )
-        reward = self.pending_reward.copy()
-        self.pending_reward[:] = 0
+        reward = np.where(active, self.pending_reward, 0).astype(np.float32)
+        self.pending_reward[active] = 0
         safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
-        self.state, rewards = self.rules.step(self.state, safe_actions, legal)
+        applied = legal & active
+        self.state, rewards = self.rules.step(self.state, safe_actions, applied)
         if self.recorder is not None:
-            self.recorder.log(safe_actions, legal)
+            self.recorder.log(safe_actions, applied)
         reward += rewards[rows, self.seats]
         reward += self._play_opponents()
         illegal = ~legal
         reward[illegal] = self.illegal_reward
-        terminated = (self.state.done & ~self.state.truncated) | illegal
-        truncated = self.state.truncated & ~illegal
-        self.episode_length += 1
+        terminated = (self.state.done & ~self.state.truncated & active) | illegal
+        truncated = self.state.truncated & ~illegal & active
+        self.episode_length += active
         self.episode_return += reward
         finished = terminated | truncated
         out = {
@@ -303,8 +314,7 @@ class LearnerBatch:
                 }
                 self.recorder.finish(games, self.state, offenders)
             if self.autoreset:
-                self._start_games(games)
-                self.pending_reward += self._play_opponents()
+                self.restart(games)
             else:
                 self.state.done[games] = True
         out["obs"] = self.observe()

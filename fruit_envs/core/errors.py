@@ -54,3 +54,9 @@ class DescriptionError(ValueError):
         self.problem = problem
         what = f"{game} description" if game else "description"
         super().__init__(f"{what}: field {field!r}: {problem}" if field else f"{what}: {problem}")
+
+
+class UnknownOptionError(TypeError, ValueError):
+    """A constructor keyword the game does not have. A `TypeError`, as Python raises for an unexpected
+    keyword (clients such as TorchRL's `GymEnv` retry without optional keywords on it), and still a
+    `ValueError` for code that caught the error of earlier releases."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -82,9 +84,15 @@ class FruitEnv(gymnasium.Env):
         self.observation_space, self.action_space = _spaces(self.spec_, self.config)
 
     @property
-    def state(self):
+    def game_state(self):
         """The batch-of-1 state of the game being played (the referee's full view)."""
         return self._batch.state
+
+    @property
+    def state(self):
+        """Deprecated name of `game_state` (PettingZoo's envs use `state()` for the global state)."""
+        _warn_state_renamed()
+        return self.game_state
 
     @property
     def seat(self) -> int:
@@ -131,10 +139,10 @@ class FruitEnv(gymnasium.Env):
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
             )
             return None
-        if self.state is None:
+        if self.game_state is None:
             return None
         seat = self.seat if self.render_seat == "learner" else self.render_seat
-        return fpicture.render_frame(self, self.spec_.name, self.state, 0, seat)
+        return fpicture.render_frame(self, self.spec_.name, self.game_state, 0, seat)
 
     def close(self):
         if self._window is not None:
@@ -145,15 +153,23 @@ class FruitEnv(gymnasium.Env):
 class FruitVectorEnv(VectorEnv):
     """`num_envs` games stepped by one numpy call per decision; opponents move inside `step`.
 
-    Same-step autoreset: a finished game's last observation is in `infos["final_obs"]` (rows where
-    `infos["_final_obs"]`), and the returned observation already belongs to the next game.
-    `infos["action_mask"]` and `action_masks()` give the `(N, A)` masks of the returned observations.
+    `autoreset_mode` (also `metadata["autoreset_mode"]`), a Gymnasium `AutoresetMode` or its name:
+    - `NEXT_STEP` (default, as Gymnasium's own vector envs, and what its vector wrappers such as
+      `NormalizeObservation` require): a finished game's last observation is returned by the step that
+      ends it; the next step ignores that game's action, starts a new game there and returns its first
+      observation, with reward 0 and neither terminated nor truncated.
+    - `SAME_STEP` (what TorchRL's `GymWrapper` and SB3 expect): the step that ends a game already
+      returns the next game's first observation; the last one is in `infos["final_obs"]` (rows where
+      `infos["_final_obs"]`).
+    Our SB3 VecEnv and trainer step the games themselves, same-step, whatever this option says.
+    `infos["action_mask"]` and `action_masks()` give the `(N, A)` masks of the returned observations
+    (a game that has just ended, next-step, accepts any action: the next step ignores it).
     `render()`: "ansi" gives the text of game 0; "rgb_array" a tuple with the picture of every game
     (as Gymnasium's vector envs do), full view or `render_seat` ("learner" or a seat number).
     `record=PATH` appends every finished game to a JSON-lines file.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -167,12 +183,15 @@ class FruitVectorEnv(VectorEnv):
         render_mode: str | None = None,
         render_seat: int | str | None = None,
         record=None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **options,
     ):
         self.spec_ = get_spec(game)
         self.config = self.spec_.make_config(num_players, **options)
         _check_render(render_mode, self.metadata["render_modes"], render_seat, self.config.num_players)
         self.render_mode, self.render_seat = render_mode, render_seat
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self._batch = LearnerBatch(
             self.spec_,
             self.config,
@@ -181,6 +200,7 @@ class FruitVectorEnv(VectorEnv):
             seat,
             illegal_action,
             illegal_reward,
+            autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP,
             record=record,
             record_source="FruitVectorEnv",
         )
@@ -189,10 +209,18 @@ class FruitVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._masks = None
+        self._ended = np.zeros(self.num_envs, dtype=bool)  # next-step: games the last step ended
+
+    @property
+    def game_state(self):
+        """The batch state of the `num_envs` games (the referee's full view)."""
+        return self._batch.state
 
     @property
     def state(self):
-        return self._batch.state
+        """Deprecated name of `game_state`."""
+        _warn_state_renamed()
+        return self.game_state
 
     @property
     def seats(self) -> np.ndarray:
@@ -204,6 +232,7 @@ class FruitVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         seed = validate.check_seed(seed)
         obs, self._masks = self._batch.reset(seed)
+        self._ended[:] = False
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def load_state(self, state):
@@ -212,16 +241,24 @@ class FruitVectorEnv(VectorEnv):
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def step(self, actions):
-        out = self._batch.step(actions)
+        restarting = self._ended.copy()
+        if restarting.any():
+            self._batch.restart(np.flatnonzero(restarting))
+        out = self._batch.step(actions, active=~restarting)
         self._masks = out["mask"]
         finished = out["terminated"] | out["truncated"]
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._ended = finished
+            self._masks[finished] = True
         infos = {"action_mask": self._masks, "seat": self.seats}
         if finished.any():
-            final = np.zeros((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
-            final[finished] = out["final_obs"]
             outcome = np.zeros(self.num_envs, dtype=np.int8)
             outcome[finished] = out["final_outcome"]
-            infos.update(final_obs=final, _final_obs=finished, outcome=outcome, _outcome=finished)
+            infos.update(outcome=outcome, _outcome=finished)
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                final = np.zeros((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
+                final[finished] = out["final_obs"]
+                infos.update(final_obs=final, _final_obs=finished)
         return out["obs"], out["reward"], out["terminated"], out["truncated"], infos
 
     def action_masks(self) -> np.ndarray:
@@ -231,14 +268,35 @@ class FruitVectorEnv(VectorEnv):
         return self._masks
 
     def render(self):
-        if self.render_mode is None or self.state is None:
+        state = self.game_state
+        if self.render_mode is None or state is None:
             return None
         seats = self._batch.seats if self.render_seat == "learner" else [self.render_seat] * self.num_envs
         if self.render_mode == "ansi":
-            return fpicture.text(self.state, 0, None if seats[0] is None else int(seats[0]))
+            return fpicture.text(state, 0, None if seats[0] is None else int(seats[0]))
         return tuple(
-            fpicture.picture(self.state, g, None if seats[g] is None else int(seats[g])) for g in range(self.num_envs)
+            fpicture.picture(state, g, None if seats[g] is None else int(seats[g])) for g in range(self.num_envs)
         )
+
+
+def _autoreset_mode(mode) -> AutoresetMode:
+    """The `AutoresetMode` meant by `mode` (a member, its value "NextStep" or its name "NEXT_STEP")."""
+    supported = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+    for member in supported:
+        if mode is member or (isinstance(mode, str) and mode in (member.value, member.name)):
+            return member
+    raise ValueError(
+        f"autoreset_mode must be one of {[m.name for m in supported]} (gymnasium.vector.AutoresetMode, "
+        f"or its name), got {mode!r}"
+    )
+
+
+def _warn_state_renamed() -> None:
+    warnings.warn(
+        "env.state is renamed env.game_state (PettingZoo's envs use state() for the global state)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def vector_entry_point(num_envs: int = 1, **kwargs) -> FruitVectorEnv:

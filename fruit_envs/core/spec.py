@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from fruit_envs.core.errors import UnknownOptionError
+
 
 def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type | None = None):
     """A configuration field with its allowed values and a one-line description."""
@@ -125,7 +127,8 @@ class GameSpec:
         return f"{self.id}_v{self.version}"
 
     def make_config(self, num_players: int | None = None, **options: Any) -> Config:
-        """A validated configuration; bad arguments raise `ValueError` naming what is allowed."""
+        """A validated configuration: a bad value raises `ValueError`, an unknown option `UnknownOptionError`
+        (a `TypeError`, as for any unexpected keyword); both name what is allowed."""
         if num_players is None:
             num_players = self.default_num_players
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
@@ -137,7 +140,12 @@ class GameSpec:
         allowed = self.config_cls.options()
         unknown = sorted(set(options) - set(allowed))
         if unknown:
-            raise ValueError(f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)}")
+            # Python's own wording ("unexpected keyword argument 'x'") is what clients match to retry without x
+            plural = "s" if len(unknown) > 1 else ""
+            raise UnknownOptionError(
+                f"{self.name}: unknown option(s) {unknown}; allowed options are {sorted(allowed)} "
+                f"(unexpected keyword argument{plural} {', '.join(map(repr, unknown))})"
+            )
         values = {name: self._option_value(name, allowed[name], value) for name, value in options.items()}
         return self.config_cls(num_players=int(num_players), **values)
 
