@@ -38,14 +38,14 @@ def legal_of(mask) -> int:
 def raw_env():
     env = FruitAECEnv("cherry_picking")
     env.reset(seed=0)
-    return env.step, legal_of(env.action_mask()), lambda: fstate.to_bytes(env.state)
+    return env.step, legal_of(env.action_mask()), lambda: fstate.to_bytes(env.game_state)
 
 
 def wrapped_env():
     env = make_aec_env("cherry_picking")
     env.reset(seed=0)
     mask = env.observe(env.agent_selection)["action_mask"]
-    return env.step, legal_of(mask), lambda: fstate.to_bytes(env.unwrapped.state)
+    return env.step, legal_of(mask), lambda: fstate.to_bytes(env.unwrapped.game_state)
 
 
 def parallel_env():
@@ -53,13 +53,13 @@ def parallel_env():
     obs, _ = env.reset(seed=0)
     legal = legal_of(obs["player_0"]["action_mask"])
     other = legal_of(obs["player_1"]["action_mask"])
-    return (lambda a: env.step({"player_0": a, "player_1": other})), legal, lambda: fstate.to_bytes(env.state)
+    return (lambda a: env.step({"player_0": a, "player_1": other})), legal, lambda: fstate.to_bytes(env.game_state)
 
 
 def gym_env(illegal_action="lose"):
     env = gymnasium.make("fruit_envs/CherryPicking-v0", illegal_action=illegal_action)
     _, info = env.reset(seed=0)
-    return env.step, legal_of(info["action_mask"]), lambda: fstate.to_bytes(env.unwrapped.state)
+    return env.step, legal_of(info["action_mask"]), lambda: fstate.to_bytes(env.unwrapped.game_state)
 
 
 def rllib_env():
@@ -68,7 +68,7 @@ def rllib_env():
     env = FruitMultiAgentEnv({"game": "cherry_picking"})
     obs, _ = env.reset(seed=0)
     ((agent, o),) = obs.items()
-    return (lambda a: env.step({agent: a})), legal_of(o["action_mask"]), lambda: fstate.to_bytes(env.state)
+    return (lambda a: env.step({agent: a})), legal_of(o["action_mask"]), lambda: fstate.to_bytes(env.game_state)
 
 
 SINGLE_APIS = {
@@ -116,7 +116,7 @@ def test_every_integer_type_is_an_action(api):
 def vector_env():
     env = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=4)
     _, info = env.reset(seed=0)
-    return env.step, np.argmax(info["action_mask"], axis=1), lambda: fstate.to_bytes(env.unwrapped.state)
+    return env.step, np.argmax(info["action_mask"], axis=1), lambda: fstate.to_bytes(env.unwrapped.game_state)
 
 
 def sb3_env():
@@ -374,7 +374,7 @@ def test_load_state_checks_the_whole_state():
 
     env = cherry_picking_v0.raw_env()
     env.reset(seed=0)
-    good = env.state.copy()
+    good = env.game_state.copy()
     bad = good.copy()
     bad.hands[0, 0, bad.hands[0, 0].argmax()] -= 1  # a card vanished: hand sizes differ
     rllib = FruitMultiAgentEnv({"game": "cherry_picking"})

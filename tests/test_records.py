@@ -220,7 +220,7 @@ def started_record(tmp_path):
     env.reset(seed=5)
     records = []
     other = FruitAECEnv("cherry_picking", record=records)
-    other.load_state(env.state)
+    other.load_state(env.game_state)
     for _agent in other.agent_iter():
         obs, _, term, trunc, _ = other.last()
         other.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
