@@ -72,6 +72,12 @@ class FruitMultiAgentEnv(MultiAgentEnv):
 
     metadata = {"render_modes": ["ansi"]}
 
+    @property
+    def game_state(self):
+        """The batched state of the one game (batch of 1), as `game_state` of the PettingZoo and Gymnasium
+        envs; `state` is the same object (RLlib has no `state()` method to clash with)."""
+        return self.state
+
     def __init__(self, config: dict | None = None):
         super().__init__()
         options = dict(config or {})  # RLlib's EnvContext is a dict with extra attributes

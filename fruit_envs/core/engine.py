@@ -267,6 +267,8 @@ class LearnerBatch:
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         if (self.state.done & active).any():
             raise RuntimeError("the episode is over; call reset() before step()")
+        if not active.all() and isinstance(actions, np.ndarray) and actions.shape == (self.num_envs,):
+            actions = np.where(active, actions, 0).astype(actions.dtype)  # inactive rows' actions are never read
         actions = validate.as_actions(actions, self.num_envs, self.spec.num_actions, f"{self.spec.name}: actions")
         rows = np.arange(self.num_envs)
         masks = self.action_masks()
