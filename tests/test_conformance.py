@@ -12,18 +12,39 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
-from fruit_envs.core.spec import get_spec
+from fruit_envs.core.spec import get_spec, registered_games
 from fruit_envs.testing import ConformanceError, check_game
 
 
-@pytest.mark.parametrize("game, players", game_player_params())
-def test_thousand_random_games_run_clean(game, players):
-    report = check_game(game, players, num_games=1000, single_games=4)
+def _random_games_run_clean(game: str, players: int, games: int) -> None:
+    report = check_game(game, players, num_games=games, single_games=4)
     config = get_spec(game).make_config(players)
-    assert len(report.game_lengths) == 1000
+    assert len(report.game_lengths) == games
     assert max(report.game_lengths) <= get_spec(game).max_game_length(config)
     if config.reward == "terminal":  # a one-player game pays points, not outcomes
-        assert report.outcomes["decided"] + report.outcomes["full_draw"] + report.outcomes["truncated"] == 1000
+        assert report.outcomes["decided"] + report.outcomes["full_draw"] + report.outcomes["truncated"] == games
+
+
+def _default_counts() -> list[tuple[str, int]]:
+    return [(spec.id, spec.default_num_players) for spec in registered_games()]
+
+
+@pytest.mark.parametrize("game, players", _default_counts())
+def test_thousand_random_games_run_clean(game, players):
+    """Every game at its default player count: 1,000 random games pass `check_game`."""
+    _random_games_run_clean(game, players, 1000)
+
+
+@pytest.mark.parametrize("game, players", [gp for gp in game_player_params() if gp not in _default_counts()])
+def test_random_games_run_clean_at_every_official_player_count(game, players):
+    """The other official player counts: 300 games in the default suite (`-m slow`: 1,000)."""
+    _random_games_run_clean(game, players, 300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, players", [gp for gp in game_player_params() if gp not in _default_counts()])
+def test_thousand_random_games_run_clean_at_every_official_player_count(game, players):
+    _random_games_run_clean(game, players, 1000)
 
 
 @pytest.mark.parametrize("game, players", [gp for gp in game_player_params(True) if gp not in game_player_params()])
