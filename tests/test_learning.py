@@ -168,3 +168,19 @@ def test_tiny_recipe_run_with_warm_start_and_curriculum(tmp_path, capsys):
     assert {int(r["timesteps"]) for r in evals} >= {0}, "the warm start is evaluated before PPO starts"
     config = json.loads((run / "config.json").read_text())
     assert config["args"]["recipe"] == "cherry_picking" and config["args"]["shaping"] > 0
+
+
+def test_demonstrations_command_checks_its_arguments_before_playing(tmp_path, capsys):
+    """`python -m fruit_envs.training.bc`: a bad game or teacher is a clear error (exit 2), a good call writes the file."""
+    from fruit_envs.training import bc
+
+    out = tmp_path / "demos.npz"
+    assert bc.main(["--game", "chess", "--out", str(out)]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
+    assert bc.main(["--game", "cherry_picking", "--teacher", "nobody", "--out", str(out)]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bc.main(["--game", "cherry_picking", "--games", "0", "--out", str(out)])
+    assert not out.exists()
+    assert bc.main(["--game", "cherry_picking", "--games", "3", "--out", str(out)]) == 0
+    assert Demonstrations.load(out).meta["games"] == 3

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,24 +206,26 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import time
 
-    from fruit_envs._cli import prog
+    from fruit_envs._cli import integer, positive_int, prog, writable_file
     from fruit_envs.agents import make_agent
 
     parser = argparse.ArgumentParser(prog=prog("fruit_envs.training.bc"), description=main.__doc__)
     parser.add_argument("--game", required=True)
-    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--teacher", default="greedy", help="an agent name (greedy, search, search:rollouts=64, ...)")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True, help="the .npz file to write")
+    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--seed", type=integer, default=0)
+    parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"--games must be positive, got {args.games}")
-    if not args.out.endswith(".npz"):
+    if args.out.suffix != ".npz":
         parser.error(f"--out must name a .npz file, got {args.out}")
-    spec = get_spec(args.game)
-    config = spec.make_config(args.num_players)
-    teacher = make_agent(args.teacher, spec, config)
+    try:  # a bad game, player count or teacher is reported before any game is played
+        spec = get_spec(args.game)
+        config = spec.make_config(args.num_players)
+        teacher = make_agent(args.teacher, spec, config)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     started = time.time()
     data = demonstrations(spec, config, teacher, args.games, seed=args.seed)
     data.meta["teacher"] = args.teacher
