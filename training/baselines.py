@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ def export(run_dir: Path, out: Path) -> dict:
     """Copy a finished run's policy into `out` as the baseline of its game and player count."""
     from fruit_envs import get_spec
     from fruit_envs.agents.ppo import load_model
+    from fruit_envs.training.train_ppo import atomic_save_model, atomic_write_text
 
     run_dir = Path(run_dir)
     meta_path, model_path = run_dir / "config.json", run_dir / "model.zip"
@@ -55,9 +55,7 @@ def export(run_dir: Path, out: Path) -> dict:
     model = load_model(model_path)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{spec.id}_{config.num_players}p"
-    tmp = stem.with_name(stem.name + ".tmp.zip")
-    model.policy.save(tmp)
-    os.replace(tmp, stem.with_suffix(".zip"))
+    atomic_save_model(model.policy, stem.with_suffix(".zip"))
     meta = {
         "game": spec.id,
         "rules_version": spec.version,
@@ -73,7 +71,7 @@ def export(run_dir: Path, out: Path) -> dict:
         "git": run.get("git"),
         "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
-    stem.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    atomic_write_text(stem.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
     return meta
 
 
