@@ -1,4 +1,4 @@
-"""Retired: Quickity Pickity is `fruit_envs.quickity_pickity_v1` (see CHANGELOG.md)."""
+"""Retired: Quickity Pickity is `fruit_envs.quickity_pickity_v2` (see CHANGELOG.md)."""
 
 from fruit_envs.core.spec import retired_version
 

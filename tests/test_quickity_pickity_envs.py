@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fruit_envs
-from fruit_envs import quickity_pickity_v1
+from fruit_envs import quickity_pickity_v2
 from fruit_envs.core.gym_env import FruitVectorEnv
 from fruit_envs.core.spec import get_spec
 
@@ -23,7 +23,7 @@ def random_legal(mask, rng):
 
 
 def test_parallel_env_step_is_one_tick_of_the_race():
-    env = quickity_pickity_v1.parallel_env(num_players=3)
+    env = quickity_pickity_v2.parallel_env(num_players=3)
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(0)
     ticks = 0
@@ -42,7 +42,7 @@ def test_parallel_env_step_is_one_tick_of_the_race():
 
 
 def test_aec_players_choose_in_seat_order_each_tick():
-    env = quickity_pickity_v1.env(num_players=4)
+    env = quickity_pickity_v2.env(num_players=4)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     order = []
@@ -54,7 +54,7 @@ def test_aec_players_choose_in_seat_order_each_tick():
 
 
 def test_aec_terminal_rewards_reach_their_agents():
-    env = quickity_pickity_v1.env(num_players=2)
+    env = quickity_pickity_v2.env(num_players=2)
     env.reset(seed=11)
     total = dict.fromkeys(env.possible_agents, 0.0)
     rng = np.random.default_rng(0)
@@ -67,11 +67,11 @@ def test_aec_terminal_rewards_reach_their_agents():
 
 
 def test_gymnasium_single_and_vector_envs():
-    env = gymnasium.make("fruit_envs/QuickityPickity-v1", num_players=3, opponent="greedy", seat=1)
+    env = gymnasium.make("fruit_envs/QuickityPickity-v2", num_players=3, opponent="greedy", seat=1)
     obs, info = env.reset(seed=0)
     assert obs.shape == SPEC.observation_shape(env.unwrapped.config) and info["seat"] == 1
     assert env.unwrapped.game_state.to_move[0] == 1, "player_0 chose before the learner"
-    vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v1", num_envs=32, opponent="greedy")
+    vec = gymnasium.make_vec("fruit_envs/QuickityPickity-v2", num_envs=32, opponent="greedy")
     assert isinstance(vec.unwrapped, FruitVectorEnv)
     obs, info = vec.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -85,7 +85,7 @@ def test_gymnasium_single_and_vector_envs():
 
 
 def test_options_reach_the_game_and_bad_ones_are_explained():
-    env = quickity_pickity_v1.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
+    env = quickity_pickity_v2.raw_env(num_players=2, family=True, two_player_tiles="all", rounds_to_win=2)
     env.reset(seed=0)
     assert env.game_state.layout.shape[1] == 67 and env.config.family and env.config.rounds_to_win == 2
     for kwargs, message in [
@@ -96,52 +96,53 @@ def test_options_reach_the_game_and_bad_ones_are_explained():
         ({"monkeys": 4}, r"unknown option\(s\) \['monkeys'\]; allowed options are"),
     ]:
         with pytest.raises(ValueError, match=message):
-            quickity_pickity_v1.parallel_env(**kwargs)
+            quickity_pickity_v2.parallel_env(**kwargs)
         with pytest.raises(ValueError, match=message):
-            gymnasium.make("fruit_envs/QuickityPickity-v1", **kwargs)
+            gymnasium.make("fruit_envs/QuickityPickity-v2", **kwargs)
 
 
 def test_declared_facts():
     config = SPEC.make_config(4)
     assert SPEC.num_actions == R.NUM_ACTIONS == 99 and SPEC.wait_action == R.WAIT == 98
     assert SPEC.simultaneous and SPEC.hidden_information and SPEC.chance and SPEC.symmetric_seats
-    assert SPEC.version == 1 and SPEC.gym_id == "fruit_envs/QuickityPickity-v1"
-    assert SPEC.observation_shape(config) == (122 + 21 * 4 + 64 * (4 + 15),)
-    assert SPEC.observation_shape(SPEC.make_config(2)) == (122 + 21 * 2 + 32 * (2 + 15) + 64,) == (772,)
-    assert SPEC.observation_shape(SPEC.make_config(2, two_player_tiles="one_of_each")) == (772 - 64,)
-    assert SPEC.observation_shape(SPEC.make_config(3)) == (1337,)
+    assert SPEC.version == 2 and SPEC.gym_id == "fruit_envs/QuickityPickity-v2"
+    assert SPEC.observation_shape(config) == (419 + 21 * 4 + 64 * (4 + 15),)
+    assert SPEC.observation_shape(SPEC.make_config(2)) == (419 + 21 * 2 + 32 * (2 + 15) + 64,) == (1069,)
+    assert SPEC.observation_shape(SPEC.make_config(2, two_player_tiles="one_of_each")) == (1069 - 64,)
+    assert SPEC.observation_shape(SPEC.make_config(3)) == (1634,)
     assert SPEC.max_game_length(config) == 9 * 195 * 4
     assert SPEC.reward_bounds(config) == (-1.0, 1.0)
     low, high = SPEC.reward_bounds(SPEC.make_config(2, reward="score"))
     assert low == -20 and high > 0
-    assert fruit_envs.all_environments["fruit/quickity_pickity_v1"] is quickity_pickity_v1
+    assert fruit_envs.all_environments["fruit/quickity_pickity_v2"] is quickity_pickity_v2
     for name in ("family", "two_player_tiles", "rounds_to_win"):
         assert name in SPEC.describe_options()
 
 
-def test_version_zero_is_retired_with_a_message_naming_version_one():
-    """The observation and the rules changed in v1: the old module and the old Gymnasium id refuse to
-    load, each naming the new one."""
-    with pytest.raises(ImportError, match=r"quickity_pickity_v0 is retired: .*fruit_envs\.quickity_pickity_v1 "):
-        importlib.import_module("fruit_envs.quickity_pickity_v0")
-    with pytest.raises(gymnasium.error.DeprecatedEnv, match="Please use `fruit_envs/QuickityPickity-v1`"):
+@pytest.mark.parametrize("old", [0, 1])
+def test_old_versions_are_retired_with_a_message_naming_version_two(old):
+    """The rules changed in v1 and the observation in v1 and v2: the old modules and Gymnasium ids refuse
+    to load, each naming the new one."""
+    with pytest.raises(ImportError, match=rf"quickity_pickity_v{old} is retired: .*fruit_envs\.quickity_pickity_v2 "):
+        importlib.import_module(f"fruit_envs.quickity_pickity_v{old}")
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="Please use `fruit_envs/QuickityPickity-v2`"):
         with pytest.warns(DeprecationWarning):
-            gymnasium.make("fruit_envs/QuickityPickity-v0")
-    assert "fruit/quickity_pickity_v0" not in fruit_envs.all_environments
-    old = R.describe(R.init(SPEC.make_config(2), np.array([1], dtype=np.uint64)))
-    old["version"] = 0
-    with pytest.raises(ValueError, match="description is of quickity_pickity v0, rules are v1"):
-        R.from_description(old)
+            gymnasium.make(f"fruit_envs/QuickityPickity-v{old}")
+    assert f"fruit/quickity_pickity_v{old}" not in fruit_envs.all_environments
+    description = R.describe(R.init(SPEC.make_config(2), np.array([1], dtype=np.uint64)))
+    description["version"] = old
+    with pytest.raises(ValueError, match=f"description is of quickity_pickity v{old}, rules are v2"):
+        R.from_description(description)
 
 
 def test_page_documents_every_option_and_layout_block():
-    page = quickity_pickity_v1.__doc__
+    page = quickity_pickity_v2.__doc__
     for name in list(SPEC.config_cls.options()) + list(R.observation_layout(SPEC.make_config(2))):
         assert f"`{name}`" in page, name
 
 
 def test_render_modes():
-    env = quickity_pickity_v1.raw_env(render_mode="ansi")
+    env = quickity_pickity_v2.raw_env(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert text.startswith("Quickity Pickity - 2 players") and "monkeys face up: 0/3" in text

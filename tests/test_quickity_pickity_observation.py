@@ -238,3 +238,73 @@ def test_tied_winners_extra_cards_are_taken_face_down():
     redealt = R.redeal_hidden(state.take(np.zeros(64, dtype=np.int64)), 0, rng.keys_from_seed(2, 64))
     assert len({tuple(row) for row in redealt.deck[:, 1:3].tolist()}) > 10, "which cards were taken is unknown"
     assert (redealt.deck[:, [0, 3]] == state.deck[0, [0, 3]]).all(), "shown cards stay"
+
+
+# --- the gains block: public arithmetic per action (v2) ------------------------------------------
+
+
+def gains_of(state: R.State, seat: int = 0) -> np.ndarray:
+    obs = R.observe(state, seat)
+    return obs[0, R.observation_layout(state.config)["gains"]].reshape(R.NUM_ACTIONS, R.GAIN_FEATURES)
+
+
+def kind_of(name: str) -> int:
+    expression, colour, shape = name.split()
+    return 16 * C.EXPRESSIONS.index(expression) + 4 * C.COLOURS.index(colour) + C.SHAPES.index(shape)
+
+
+def test_gains_follow_the_marketplace_card_and_the_minus_ten_rule():
+    """'Following the values shown on the marketplace card, all players calculate the total value of the
+    sets in their own zone.' and 'If a set contains even 1 fruit of the wrong color, shape, or facial
+    expression, that set's value is -10.' On the rulebook's example card (-2, -1, 1, 1, 2, 2, 4; bonus +1
+    per red round fruit), each action's `gains` row is the money it adds or loses right now."""
+    state = position(
+        card=0,
+        sets={"player_0": [["sweet yellow long", "sweet green long"], ["sour purple drop"]]},
+        held={"player_0": "sweet purple long"},
+    )
+    gains = gains_of(state)
+    np.testing.assert_allclose(gains[R.PLACE_BASE + 0], [0.2, 0.0, 1.0])  # 2 -> 3 sweet long fruit: -1 -> 1
+    np.testing.assert_allclose(gains[R.PLACE_BASE + 1], [0.0, 0.8, 0.0])  # sweet on sour: -2 -> -10
+    np.testing.assert_allclose(gains[R.NEW_SET], [0.0, 0.2, 1.0])  # a set of 1: -2
+    assert not gains[R.PLACE_BASE + 2 : R.NEW_SET].any()  # no set 2 yet
+    # taking: the fruit's best placement; a bonus fruit (red round) earns +1 anywhere, best alone: -2 + 1
+    np.testing.assert_allclose(gains[R.TAKE_BASE + kind_of("sweet yellow long")], [0.2, 0.0, 1.0])
+    np.testing.assert_allclose(gains[R.TAKE_BASE + kind_of("sweet red round")], [0.0, 0.1, 0.0])
+    assert not gains[R.FLIP_ACTION].any() and not gains[R.WAIT].any()
+    # the other seat's gains are about its own (empty) zone and empty hand
+    other = gains_of(state, 1)
+    assert not other[R.PLACE_BASE : R.NEW_SET + 1].any()
+    np.testing.assert_allclose(other[R.TAKE_BASE + kind_of("sweet red round")], [0.0, 0.1, 0.0])  # fits no set
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_place_gains_equal_the_money_change_of_the_placement(players):
+    """Under random play, every place action's gain equals the change of `money` once the held fruit
+    lies in that set (its size, attributes and bonus fruit updated by hand)."""
+    config = R.SPEC.make_config(players)
+    state = R.init(config, rng.keys_from_seed(5, 32))
+    play = np.random.default_rng(0)
+    checked = 0
+    for _ in range(300):
+        seat = R.acting(state).argmax(axis=1)
+        obs = R.observe(state, seat)
+        gains = obs[:, R.observation_layout(config)["gains"]].reshape(len(seat), R.NUM_ACTIONS, R.GAIN_FEATURES)
+        for g in np.flatnonzero(~state.done & (state.held[np.arange(len(seat)), seat] >= 0))[::4]:
+            s = int(seat[g])
+            kind = int(state.layout[g, state.held[g, s]])
+            start = int(R.zone_start(state.num_sets)[g, s])
+            for j in range(int(state.num_sets[g, s])):
+                trial = state.copy()
+                trial.set_size[g, start + j] += 1
+                trial.set_bits[g, start + j] |= C.KIND_BITS[kind]
+                trial.set_bonus[g, start + j] += C.IS_BONUS[state.card[g], kind]
+                change = R.money(trial)[g, s] - R.money(state)[g, s]
+                hint = gains[g, R.PLACE_BASE + j]
+                assert math.isclose((hint[0] - hint[1]) * 10, change, abs_tol=1e-5)
+                assert hint[2] == R.set_is_legal(trial.set_bits[g, start + j])
+                checked += 1
+        mask = R.legal_mask(state, seat).astype(bool)
+        actions = np.array([play.choice(np.flatnonzero(row)) if row.any() else R.WAIT for row in mask])
+        state, _ = R.step(state, actions)
+    assert checked > 200

@@ -263,7 +263,7 @@ def test_arena_and_tournament_pass_the_state():
 def test_gymnasium_and_sb3_opponents_and_play_pass_the_state():
     import gymnasium
 
-    env = gymnasium.make("fruit_envs/QuickityPickity-v1", opponent=CHEAPEST)
+    env = gymnasium.make("fruit_envs/QuickityPickity-v2", opponent=CHEAPEST)
     obs, info = env.reset(seed=0)
     for _ in range(20):
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))

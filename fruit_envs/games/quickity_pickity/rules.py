@@ -127,7 +127,7 @@ SPEC = GameSpec(
     id="quickity_pickity",
     name="Quickity Pickity",
     env_name="QuickityPickity",
-    version=1,
+    version=2,
     player_counts=(2, 3, 4, 5),
     default_num_players=2,
     config_cls=QuickityPickityConfig,
@@ -177,6 +177,7 @@ HELD_FEATURES = 12  # holding, sweet, sour, 4 colours, 4 shapes, bonus fruit
 SET_FEATURES = 15  # per set row after its owner: size, bonus fruit, broken, value+ / 10, value- / 10, 10 bits
 PLAYER_FEATURES = 5  # sets, fruit, money+ / 10, money- / 10, cards won
 OPTION_FEATURES = 3  # rounds_to_win / 5, family rule, box hidden
+GAIN_FEATURES = 3  # per action: money gained now / 10, money lost now / 10, every set stays legal
 
 
 def observation_layout(config: Config) -> dict[str, slice]:
@@ -197,6 +198,7 @@ def observation_layout(config: Config) -> dict[str, slice]:
         ("starter", p),  # the round's starting player, one-hot
         ("choice", 2),  # own choice this tick: made, (action + 1) / 99
         ("options", OPTION_FEATURES),  # rounds_to_win / 5, family rule, box hidden
+        ("gains", NUM_ACTIONS * GAIN_FEATURES),  # public arithmetic: what each action does to own money now
     ]
     layout, start = {}, 0
     for name, size in sizes:
@@ -206,7 +208,7 @@ def observation_layout(config: Config) -> dict[str, slice]:
 
 
 def observation_shape(config: Config) -> tuple[int]:
-    return (observation_layout(config)["options"].stop,)
+    return (observation_layout(config)["gains"].stop,)
 
 
 OBSERVATION_HIGH = 100.0  # counts (a set holds at most 64 tiles), one-hot bits, money / 10
@@ -724,6 +726,15 @@ def final_scores(state: State) -> np.ndarray:
     return state.cards_won.astype(np.int64)
 
 
+CARD_POTENTIAL = 10  # a won card counts as this much money in `potential`: about a good round's takings
+
+
+def potential(state: State) -> np.ndarray:
+    """`(n, P)` each seat's running score for reward shaping: its cards won (times `CARD_POTENTIAL`)
+    plus its money this round, which every player can count from the sets on the table."""
+    return CARD_POTENTIAL * state.cards_won.astype(np.int64) + money(state)
+
+
 def winners(state: State) -> np.ndarray:
     """`(n, P)` bool: the players holding the most cards (all who reached `rounds_to_win` together)."""
     return state.cards_won == state.cards_won.max(axis=1, keepdims=True)
@@ -833,7 +844,7 @@ def observe(state: State, player) -> np.ndarray:
     seat = _seat_array(state, player)
     rows = np.arange(n)
     lay = _layout(cfg)
-    obs = np.zeros((n, lay["options"].stop), dtype=np.float32)  # fresh zero pages: as cheap as np.empty
+    obs = np.zeros((n, lay["gains"].stop), dtype=np.float32)  # fresh zero pages: as cheap as np.empty
     card = state.card.astype(np.intp)
     live = ~state.done
     loc = state.location
@@ -900,7 +911,59 @@ def observe(state: State, player) -> np.ndarray:
     obs[:, lay["choice"].start] = own != NO_ACTION
     obs[:, lay["choice"].start + 1] = (own + 1) / NUM_ACTIONS
     obs[:, lay["options"]] = OPTION_ROWS[(cfg.rounds_to_win, cfg.family, box_hidden(cfg))]
+    _block(obs, lay["gains"], (NUM_ACTIONS, GAIN_FEATURES))[:] = action_gains(state, seat)
     return obs
+
+
+def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
+    """`(n, A, 3)` float32 hints any player can work out from the table, per action of `seat`: the money
+    its zone gains and loses right now (/ 10) and whether all its sets stay legal.
+
+    A place action: the held fruit added to that set, or as a new set. A take action: the fruit's best
+    immediate placement (a new set or any own set, a broken one included). Flip and wait: nothing.
+    This is the arithmetic of 'Calculate Your Earnings' done for the learner, like Fruit Picking's
+    `plant_targets`: a network would otherwise have to learn set legality separately for every set row.
+    """
+    cfg = state.config
+    n, f = state.batch_size, state.set_size.shape[1]
+    rows = np.arange(n)
+    card = state.card.astype(np.intp)
+    count = state.num_sets[rows, seat].astype(np.int64)
+    start = zone_start(state.num_sets)[rows, seat]
+    own = np.arange(f)[None, :] < count[:, None]  # (n, f): own set s is state row start + s
+    at = np.minimum(start[:, None] + np.arange(f)[None, :], f - 1)
+    size = np.where(own, np.take_along_axis(state.set_size, at, axis=1), 0).astype(np.int64)
+    bits = np.where(own, np.take_along_axis(state.set_bits, at, axis=1), 0).astype(np.int64)
+    type_bits = C.KIND_BITS[: C.N_FRUIT_TYPES].astype(np.int64)
+    bonus = (C.IS_BONUS[card, : C.N_FRUIT_TYPES] * C.CARD_BONUS[card][:, None]).astype(np.int64)  # (n, 32)
+    before = set_values(card[:, None], size, bits, cfg.family)  # (n, f)
+    grown = bits[:, None, :] | type_bits[None, :, None]  # (n, 32, f)
+    after = set_values(card[:, None, None], size[:, None, :] + 1, grown, cfg.family)
+    into = after - before[:, None, :] + bonus[:, :, None]  # (n, 32, f)
+    stays = set_is_legal(grown, cfg.family) & own[:, None, :]
+    was_legal = set_is_legal(bits, cfg.family)
+    alone = set_values(card[:, None], np.ones((n, C.N_FRUIT_TYPES), np.int64), type_bits[None, :], cfg.family)
+    alone = alone + bonus  # (n, 32)
+    best = np.maximum(np.where(own[:, None, :], into, np.iinfo(np.int64).min).max(axis=2), alone)
+    # taking keeps every set legal if the fruit fits a legal set or starts its own legal one (always)
+    gains = np.zeros((n, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
+    take = slice(TAKE_BASE, TAKE_BASE + C.N_FRUIT_TYPES)
+    gains[:, take, 0] = np.maximum(best, 0) * 0.1
+    gains[:, take, 1] = np.maximum(-best, 0) * 0.1
+    gains[:, take, 2] = (stays & was_legal[:, None, :]).any(axis=2)
+    held_slot = state.held[rows, seat].astype(np.intp)
+    holding = (held_slot >= 0) & ~state.done
+    kind = np.take_along_axis(state.layout, np.maximum(held_slot, 0)[:, None], axis=1)[:, 0]
+    kind = np.where(holding, np.minimum(kind, C.N_FRUIT_TYPES - 1), 0).astype(np.intp)
+    place = into[rows, kind]  # (n, f)
+    placed = slice(PLACE_BASE, PLACE_BASE + f)
+    gains[:, placed, 0] = np.where(own & holding[:, None], np.maximum(place, 0), 0) * 0.1
+    gains[:, placed, 1] = np.where(own & holding[:, None], np.maximum(-place, 0), 0) * 0.1
+    gains[:, placed, 2] = stays[rows, kind] & holding[:, None]
+    gains[:, NEW_SET, 0] = np.where(holding, np.maximum(alone[rows, kind], 0), 0) * 0.1
+    gains[:, NEW_SET, 1] = np.where(holding, np.maximum(-alone[rows, kind], 0), 0) * 0.1
+    gains[:, NEW_SET, 2] = holding
+    return gains
 
 
 def _card_table() -> np.ndarray:
