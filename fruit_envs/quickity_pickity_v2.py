@@ -116,7 +116,8 @@ ends (all who reached `rounds_to_win` together), -1 to each other, 0 to all if e
 `reward="score"` (shaping): each placement pays the change of the placing player's money this
 round (the set's new value minus its old value, plus the bonus for a bonus fruit); a round's
 placements therefore add up to the money its sets earn, and nothing is paid back when money
-resets. `rules.final_scores` is the cards won.
+resets. `rules.final_scores` is the cards won. `rules.potential` (what `train_ppo --shaping` reads)
+is a running score every player can count: 10 per card won plus this round's money.
 
 **Truncation.** None: play cannot stall (above), so no game is ever truncated (`SPEC.truncation` is
 None; 0 of 1,000 random or greedy games at 2-5 players,

@@ -308,3 +308,16 @@ def test_place_gains_equal_the_money_change_of_the_placement(players):
         actions = np.array([play.choice(np.flatnonzero(row)) if row.any() else R.WAIT for row in mask])
         state, _ = R.step(state, actions)
     assert checked > 200
+
+
+def test_potential_counts_cards_and_this_rounds_money():
+    """Reward shaping's running score (`rules.potential`): 10 per marketplace card won plus the money the
+    sets would earn now ('The player who earned the most money becomes the round winner.')."""
+    state = position(
+        cards_drawn=[3, 4, 5, 0],
+        card=0,
+        cards_won={"player_0": 1, "player_1": 2},
+        sets={"player_0": [["sweet yellow long", "sweet green long", "sweet purple long"]], "player_1": [["sour red drop"]]},
+    )
+    np.testing.assert_array_equal(R.money(state), [[1, -2]])  # a set of 3 pays 1, a set of 1 pays -2
+    np.testing.assert_array_equal(R.potential(state), [[10 * 1 + 1, 10 * 2 - 2]])
