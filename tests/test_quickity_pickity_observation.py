@@ -317,7 +317,10 @@ def test_potential_counts_cards_and_this_rounds_money():
         cards_drawn=[3, 4, 5, 0],
         card=0,
         cards_won={"player_0": 1, "player_1": 2},
-        sets={"player_0": [["sweet yellow long", "sweet green long", "sweet purple long"]], "player_1": [["sour red drop"]]},
+        sets={
+            "player_0": [["sweet yellow long", "sweet green long", "sweet purple long"]],
+            "player_1": [["sour red drop"]],
+        },
     )
     np.testing.assert_array_equal(R.money(state), [[1, -2]])  # a set of 3 pays 1, a set of 1 pays -2
     np.testing.assert_array_equal(R.potential(state), [[10 * 1 + 1, 10 * 2 - 2]])
