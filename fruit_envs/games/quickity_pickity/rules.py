@@ -945,7 +945,7 @@ def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
     alone = set_values(card[:, None], np.ones((n, C.N_FRUIT_TYPES), np.int64), type_bits[None, :], cfg.family)
     alone = alone + bonus  # (n, 32)
     best = np.maximum(np.where(own[:, None, :], into, np.iinfo(np.int64).min).max(axis=2), alone)
-    # taking keeps every set legal if the fruit fits a legal set or starts its own legal one (always)
+    # a take's flag: the fruit fits one of the seat's legal sets (a new set is always possible besides)
     gains = np.zeros((n, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
     take = slice(TAKE_BASE, TAKE_BASE + C.N_FRUIT_TYPES)
     gains[:, take, 0] = np.maximum(best, 0) * 0.1
