@@ -1,44 +1,5 @@
-"""Juicy Fruits score attack, OUR OWN single-player mode (not the official solo rules), as PettingZoo and Gymnasium.
+"""Retired: the Juicy Fruits score attack is `fruit_envs.juicy_fruits_solo_v1` (see CHANGELOG.md)."""
 
-| | |
-|---|---|
-| Import | `from fruit_envs import juicy_fruits_solo_v0` |
-| Gymnasium id | `fruit_envs/JuicyFruitsSolo-v0` (single agent) / `gymnasium.make_vec(...)` (batched) |
-| Actions | Discrete(66), as Juicy Fruits |
-| Agents | `player_0` |
-| Observation | Box(0, 100, (1272,), float32); 1302 with `score_board="juicy"` |
-| Rewards | the points scored (per-step score deltas); the return is the game's score |
+from fruit_envs.core.spec import retired_version
 
-The official solo rules are on a supplementary sheet we do not have; this mode is ours, for
-single-agent RL: one island, the 2-player business display refreshed by a rival at the end of every
-round, the end when the license marker reaches X or after `rounds` rounds (default 15). Rules,
-decisions, actions, observation and options are documented on the Juicy Fruits page
-(`fruit_envs.juicy_fruits_v1`, section "Score attack"); every assumption is in
-`fruit_envs/games/juicy_fruits/components.py`.
-
-The round limit is a rule of this mode: a game that reaches it is terminated (stalls scored), never
-truncated (`SPEC.truncation` is None; the Juicy Fruits round cap and frozen-game cut-off do not apply).
-
-**Global state** (PettingZoo's `state()` and `state_space`): the observation, then every field of
-`rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
-each slice); nothing is hidden after setup. `info["action_mask"]` repeats the observation's mask.
-
-**Version history.** v0: first release. Juicy Fruits v1 (issue 16: no outcome at a cut-off, a
-100-round cap, frozen games cut off) changes nothing here, so the score attack stays v0.
-"""
-
-from __future__ import annotations
-
-from fruit_envs.core.aec import FruitAECEnv, make_aec_env
-
-GAME = "juicy_fruits_solo"
-
-
-def raw_env(num_players: int = 1, render_mode: str | None = None, **options) -> FruitAECEnv:
-    """The AEC env without wrappers: illegal actions raise `IllegalActionError`."""
-    return FruitAECEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def env(num_players: int = 1, render_mode: str | None = None, **options):
-    """The AEC env wrapped like PettingZoo classic environments."""
-    return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
+retired_version(__name__, "juicy_fruits_solo")

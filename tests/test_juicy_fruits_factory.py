@@ -276,6 +276,23 @@ def test_example_both_red_discs_for_one_banana():
     assert to_move(state) == "player_1"
 
 
+def test_hints_show_an_arrows_price_its_circle_and_the_free_ride():
+    """The observation's hints for the same example: S-A1 costs 1 banana and scores A1's 2 points; the second
+    disc rides free and, landing on the first one, scores nothing ('You don't get points when you move your disc onto your other one.')."""
+    state = factory(players={"player_0": {"fruit": {"banana": 1}}}, phase="factory")
+    lay = R.observation_layout(state.config)
+    arrow = R.string_to_action(state.config, "arrow S-A1")
+
+    def hint(s, name):
+        return R.observe(s, 0)[0, lay["hints"]].reshape(R.NUM_ACTIONS, R.N_HINTS)[arrow, R.HINT[name]]
+
+    assert hint(state, "fruit_paid").tolist() == pytest.approx([0.2, 0, 0, 0, 0]) and hint(state, "points")[
+        0
+    ] == pytest.approx(0.2)
+    state, _ = play(state, "arrow S-A1")
+    assert not hint(state, "fruit_paid").any() and hint(state, "points")[0] == 0 and hint(state, "legal")[0] == 1
+
+
 def test_a_disc_that_started_elsewhere_never_rides_free():
     """The free ride is for 'both of your discs start[ing] the turn on the same circle': a disc that joins the other one pays."""
     state = factory(
@@ -435,7 +452,7 @@ def test_observation_adds_the_factory_only_with_the_option():
     """The basic observation keeps its shape and places; the factory's blocks follow it with the option."""
     for players in (2, 3, 4):
         basic, juicy = R.SPEC.make_config(players), R.SPEC.make_config(players, **JUICY)
-        assert R.observation_shape(basic) == (551 + 692 * players,)
+        assert R.observation_shape(basic) == (551 + R.NUM_ACTIONS * R.N_HINTS + 692 * players,)
         extra = 1 + players * C.N_NODES + len(C.FACTORY_FINALS) + players + C.N_ARROWS
         assert R.observation_shape(juicy) == (R.observation_shape(basic)[0] + extra,)
     players = {

@@ -173,7 +173,7 @@ def test_observation_is_the_whole_public_state_seen_from_each_seat():
     assert planes[0, 3, 6] == 1 and planes[0, 2, 1] == 1, "banana collector on b2, a ship on b1"
     assert mine[lay["phase"]].argmax() == R.MOVE_TOKEN and mine[lay["to_move"]].tolist() == [1, 0]
     assert theirs[lay["to_move"]].tolist() == [0, 1] and theirs[lay["seat"]].tolist() == [0, 1]
-    assert R.observation_shape(state.config) == (lay["islands"].stop,)
+    assert R.observation_shape(state.config) == (lay["hints"].stop,) and lay["hints"].start == lay["islands"].stop
 
 
 def test_observation_declared_shape_and_bounds():
@@ -187,24 +187,31 @@ def test_observation_declared_shape_and_bounds():
 
 def test_spec_declares_its_facts():
     spec = fruit_envs.get_spec("juicy_fruits")
-    assert spec.gym_id == "fruit_envs/JuicyFruits-v1" and spec.pettingzoo_name == "juicy_fruits_v1"
+    assert spec.gym_id == "fruit_envs/JuicyFruits-v2" and spec.pettingzoo_name == "juicy_fruits_v2"
     assert spec.num_actions == 66 and spec.player_counts == (2, 3, 4)
     assert spec.chance and not spec.hidden_information and not spec.simultaneous
     assert spec.max_game_length(spec.make_config(2)) == C.ROUND_CAP * 2 * 9
     assert spec.reward_bounds(spec.make_config(2, reward="score"))[1] >= 12 + 16
     assert "corners_playable" in spec.describe_options() and "ship_setup" in spec.describe_options()
-    assert fruit_envs.all_environments["fruit/juicy_fruits_v1"].__doc__.startswith("Juicy Fruits")
+    assert fruit_envs.all_environments["fruit/juicy_fruits_v2"].__doc__.startswith("Juicy Fruits")
     assert "ROUND_CAP" in spec.truncation and "frozen" in spec.truncation
 
 
-def test_v0_is_retired_naming_v1():
-    """v1 (issue 16): a game cut off by a cap pays no outcome; the old module and Gymnasium id say where to go."""
+@pytest.mark.parametrize("old", [0, 1])
+def test_old_versions_are_retired_naming_v2(old):
+    """v1 (issue 16): a cut-off game pays no outcome; v2 (issue 17): the observation's hints block. The old
+    modules and Gymnasium ids refuse to load, each naming the new one."""
+    import importlib
+
     import gymnasium
 
-    with pytest.raises(ImportError, match="juicy_fruits_v0 is retired.*fruit_envs.juicy_fruits_v1.*JuicyFruits-v1"):
-        import fruit_envs.juicy_fruits_v0  # noqa: F401
-    with pytest.warns(DeprecationWarning), pytest.raises(gymnasium.error.DeprecatedEnv, match="JuicyFruits-v1"):
-        gymnasium.make("fruit_envs/JuicyFruits-v0")
+    with pytest.raises(
+        ImportError, match=rf"juicy_fruits_v{old} is retired.*fruit_envs.juicy_fruits_v2.*JuicyFruits-v2"
+    ):
+        importlib.import_module(f"fruit_envs.juicy_fruits_v{old}")
+    with pytest.warns(DeprecationWarning), pytest.raises(gymnasium.error.DeprecatedEnv, match="JuicyFruits-v2"):
+        gymnasium.make(f"fruit_envs/JuicyFruits-v{old}")
+    assert f"fruit/juicy_fruits_v{old}" not in fruit_envs.all_environments
 
 
 def test_bad_options_say_what_is_allowed():
@@ -218,7 +225,7 @@ def test_bad_options_say_what_is_allowed():
 
 
 def test_raw_env_refuses_an_illegal_action():
-    env = fruit_envs.juicy_fruits_v1.raw_env()
+    env = fruit_envs.juicy_fruits_v2.raw_env()
     env.reset(seed=3)
     mask = env.observe(env.agent_selection)["action_mask"]
     with pytest.raises(IllegalActionError, match="move_token"):

@@ -55,12 +55,12 @@ def play_solo(state, *names):
 
 
 def test_registered_as_its_own_game_and_clearly_not_the_official_solo_mode():
-    assert SPEC.gym_id == "fruit_envs/JuicyFruitsSolo-v0" and SPEC.pettingzoo_name == "juicy_fruits_solo_v0"
+    assert SPEC.gym_id == "fruit_envs/JuicyFruitsSolo-v1" and SPEC.pettingzoo_name == "juicy_fruits_solo_v1"
     assert SPEC.player_counts == (1,) and SPEC.default_num_players == 1 and SPEC.num_actions == 66
     assert "score attack" in SPEC.name
-    page = fruit_envs.all_environments["fruit/juicy_fruits_solo_v0"].__doc__
+    page = fruit_envs.all_environments["fruit/juicy_fruits_solo_v1"].__doc__
     assert "OUR OWN" in page and "not the official solo" in page
-    assert "score attack" in fruit_envs.juicy_fruits_v1.__doc__.lower()
+    assert "score attack" in fruit_envs.juicy_fruits_v2.__doc__.lower()
     assert "NOT the official solo mode" in " ".join(C.__doc__.split())
     with pytest.raises(ValueError, match="num_players in \\[1\\]"):
         SPEC.make_config(2)
@@ -145,7 +145,7 @@ def test_the_pile_and_rival_row_are_observed():
     obs = S.observe(state, 0)
     assert (obs[:, lay["pile"]] == state.pile).all()
     assert (obs[:, lay["rival_row"]].argmax(axis=1) == 0).all()
-    assert S.observation_shape(state.config) == (551 + 692 + C.N_TOKENS + C.N_ROWS,)
+    assert S.observation_shape(state.config) == (551 + 692 + R.NUM_ACTIONS * R.N_HINTS + C.N_TOKENS + C.N_ROWS,)
 
 
 # --- The end --------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def test_a_score_attack_with_the_juice_factory():
 
 
 def test_gymnasium_single_and_vector_envs():
-    env = gymnasium.make("fruit_envs/JuicyFruitsSolo-v0")
+    env = gymnasium.make("fruit_envs/JuicyFruitsSolo-v1")
     obs, info = env.reset(seed=0)
     total, done = 0.0, False
     while not done:
@@ -192,7 +192,7 @@ def test_gymnasium_single_and_vector_envs():
         total += reward
         done = terminated or truncated
     assert terminated and not truncated and total == S.final_scores(env.unwrapped.game_state)[0, 0]
-    envs = gymnasium.make_vec("fruit_envs/JuicyFruitsSolo-v0", num_envs=64)
+    envs = gymnasium.make_vec("fruit_envs/JuicyFruitsSolo-v1", num_envs=64)
     obs, info = envs.reset(seed=1)
     assert obs.shape == (64, *S.observation_shape(SPEC.make_config()))
     gen = np.random.default_rng(0)
@@ -208,13 +208,13 @@ def test_gymnasium_single_and_vector_envs():
 
 
 def test_pettingzoo_module_and_saved_states_keep_their_game():
-    env = fruit_envs.juicy_fruits_solo_v0.env()
+    env = fruit_envs.juicy_fruits_solo_v1.env()
     env.reset(seed=0)
     assert env.possible_agents == ["player_0"]
     state = S.init(SPEC.make_config(), rng.keys_from_seed(0, 2))
     loaded = fstate.from_bytes(fstate.to_bytes(state))
     assert type(loaded) is S.State and loaded.equals(state)
-    raw = fruit_envs.juicy_fruits_solo_v0.raw_env()
+    raw = fruit_envs.juicy_fruits_solo_v1.raw_env()
     with pytest.raises(ValueError, match="juicy_fruits_solo"):
         raw.load_state(R.init(R.SPEC.make_config(2), rng.keys_from_seed(0, 1)))
     with pytest.raises(ValueError, match="the description is of 'juicy_fruits'"):
@@ -234,3 +234,13 @@ def test_greedy_scores_more_than_random():
         from fruit_envs.agents.arena import evaluate
 
         evaluate(SPEC, cfg, make_agent("greedy", SPEC, cfg), make_agent("random", SPEC, cfg), 10)
+
+
+def test_v0_is_retired_naming_v1():
+    """v1 (issue 17): the observation gains Juicy Fruits v2's hints block; the old module and id say where to go."""
+    import importlib
+
+    with pytest.raises(ImportError, match="juicy_fruits_solo_v0 is retired.*fruit_envs.juicy_fruits_solo_v1"):
+        importlib.import_module("fruit_envs.juicy_fruits_solo_v0")
+    with pytest.warns(DeprecationWarning), pytest.raises(gymnasium.error.DeprecatedEnv, match="JuicyFruitsSolo-v1"):
+        gymnasium.make("fruit_envs/JuicyFruitsSolo-v0")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from juicy_fruits_helpers import clogged
 
-from fruit_envs import FruitEnv, FruitVectorEnv, juicy_fruits_v1
+from fruit_envs import FruitEnv, FruitVectorEnv, juicy_fruits_v2
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import evaluate, play_games
 from fruit_envs.benchmarks import tournament, truncation
@@ -58,7 +58,7 @@ def test_outcome_codes_give_a_truncated_game_no_result():
 def test_aec_env_truncates_the_clogged_game_with_no_reward():
     """PettingZoo AEC: truncations True, terminations False, 0 to both seats; the real end pays +1/-1."""
     for last_round, truncated, rewards in ((False, True, [0.0, 0.0]), (True, False, [1.0, -1.0])):
-        env = juicy_fruits_v1.env()
+        env = juicy_fruits_v2.env()
         env.reset(seed=0)
         env.unwrapped.load_state(clogged(last_round=last_round))
         returns = dict.fromkeys(env.possible_agents, 0.0)

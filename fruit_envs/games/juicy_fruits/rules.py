@@ -208,7 +208,7 @@ SPEC = GameSpec(
     id="juicy_fruits",
     name="Juicy Fruits",
     env_name="JuicyFruits",
-    version=1,
+    version=2,
     player_counts=(2, 3, 4),
     default_num_players=2,
     config_cls=JuicyFruitsConfig,
@@ -285,6 +285,28 @@ TOKEN_ONE_HOT = np.concatenate([np.eye(C.N_TOKENS), np.zeros((1, C.N_TOKENS))]).
 # Declared facts
 
 
+HINTS = (  # per action, what taking it would do now: public arithmetic on the observer's island and reserve
+    ("legal", 1),  # the action is legal (the action mask)
+    ("fruit_gained", C.N_FRUITS),  # fruit gained of each type / 5; an advanced collector's move counts both types
+    ("fruit_paid", C.N_FRUITS),  # fruit paid of each type / 5
+    ("points", 1),  # points scored at once / 10 (ship, claimed row + venue, marker, factory circle)
+    ("spaces", 1),  # spaces a token moves / 4: its longest free run (move_token) or the move (move_to)
+    ("ship_missing", 1),  # afterwards: fruit the cheapest waiting ship still lacks / 5 (1: no ship waits)
+    ("ships_ready", 1),  # afterwards: waiting ships the reserve pays for / 4
+    ("row_missing", 1),  # afterwards: fruit the cheapest row with a token that fits still lacks / 5 (1: none)
+    ("rows_ready", 1),  # afterwards: such rows the reserve pays for / 5
+    ("movers_free", 1),  # placement: own movable tokens that can still move afterwards / 5
+    ("mover_room", 1),  # placement: their free runs (longest direction each) summed / 20
+    ("own_run", 1),  # placement of a mobile token: its own longest free run from there / 4
+)
+N_HINTS = sum(size for _, size in HINTS)  # 20
+HINT = {}
+_k = 0
+for _name, _size in HINTS:
+    HINT[_name] = slice(_k, _k + _size)
+    _k += _size
+
+
 def observation_layout(config: Config) -> dict[str, slice]:
     """Named slices of a seat's observation; blocks over players list the observer first, then in turn order.
 
@@ -309,6 +331,10 @@ def observation_layout(config: Config) -> dict[str, slice]:
         ("scores", p),  # score / 100
         ("ships", p * C.N_SHIPS_PER_ISLAND * N_SHIP_FEATURES),  # per beach position A G B H ... L
         ("islands", p * N_CHANNELS * G.N_CELLS),  # per player, channel-major planes of 25 cells
+        (
+            "hints",
+            NUM_ACTIONS * N_HINTS,
+        ),  # per action (action-major), `HINTS`; all zero unless it is the observer's turn
     ]
     if has_factory(config):
         sizes += [
@@ -1082,6 +1108,168 @@ def _one_hot(index: np.ndarray, size: int, on: np.ndarray | None = None) -> np.n
     return out
 
 
+def _code_fruit_table() -> tuple[np.ndarray, np.ndarray]:
+    """Per cell code: the fruit types a move of it collects (one-hot, two-hot) and its bonus fruit (+1)."""
+    fruit = np.zeros((N_CODES, C.N_FRUITS), dtype=np.float32)
+    bonus = np.zeros(N_CODES, dtype=np.float32)
+    fruit[COLLECTOR + np.arange(C.N_FRUITS), np.arange(C.N_FRUITS)] = 1
+    for t in np.flatnonzero(C.TOKEN_KIND == C.ADVANCED_COLLECTOR):
+        fruit[TOKEN + t, C.TOKEN_FRUITS[t]] = 1
+        bonus[TOKEN + t] = 1
+    return fruit, bonus
+
+
+CODE_FRUIT, CODE_BONUS = _code_fruit_table()
+SUPPLY_ACTION = np.zeros((NUM_ACTIONS, C.N_SHIPS_PER_ISLAND), dtype=bool)  # the beach position a cell action supplies
+SUPPLY_ACTION[CELL + G.BEACH_CELLS, np.arange(C.N_SHIPS_PER_ISLAND)] = True
+HINT_SCALE_RUN = float(G.MAX_DISTANCE)
+
+
+def free_runs(free: np.ndarray) -> np.ndarray:
+    """`(..., 25)` longest straight run of free cells next to each cell (over its 4 directions)."""
+    pad = np.concatenate([free, np.zeros((*free.shape[:-1], 1), dtype=bool)], axis=-1)
+    run = pad[..., G.RAYS[:, :, 0]]  # (..., 25, 4): still free after k steps
+    total = run.astype(np.int8)
+    for k in range(1, G.RAYS.shape[2]):
+        run = run & pad[..., G.RAYS[:, :, k]]
+        total += run
+    return total.max(axis=-1)
+
+
+def action_hints(state: State, player) -> np.ndarray:
+    """`(n, 66, N_HINTS)` float32: what each legal action of `player` would do now (`HINTS`).
+
+    Public arithmetic a player does at the table: the fruit an action brings or costs, the points it
+    scores, how far a token can run, what the reserve still lacks for the cheapest ship and row
+    afterwards, and how much room a placement leaves the own movers. Zero when it is not the seat's turn.
+    """
+    n = state.batch_size
+    seat = _seat_array(state, player)
+    out = np.zeros((n, NUM_ACTIONS, N_HINTS), dtype=np.float32)
+    legal = legal_mask(state, seat)
+    g = np.flatnonzero(legal.any(axis=1))
+    if not len(g):
+        return out
+    m, p = len(g), seat[g]
+    phase = state.phase[g]
+    island = state.island[g, p].astype(np.int64)  # (m, 25)
+    reserve = state.fruit[g, p].astype(np.float32)  # (m, 5)
+    delta = np.zeros((m, NUM_ACTIONS, C.N_FRUITS), dtype=np.float32)
+    points = np.zeros((m, NUM_ACTIONS), dtype=np.float32)
+    spaces = np.zeros((m, NUM_ACTIONS), dtype=np.float32)
+    cells = slice(CELL, CLAIM)
+
+    sel = phase == MOVE_TOKEN
+    if sel.any():
+        longest = free_runs(island[sel] == EMPTY) * CODE_IS_MOBILE[island[sel]]  # (k, 25)
+        gained = longest + CODE_BONUS[island[sel]] * (longest > 0)
+        delta[sel, cells] = CODE_FRUIT[island[sel]] * gained[..., None]
+        spaces[sel, cells] = longest
+
+    sel = phase == MOVE_TO
+    if sel.any():
+        src = state.pending_cell[g[sel]].astype(np.int64)
+        code = island[sel, src]
+        distance = G.DISTANCE[src].astype(np.float32)  # (k, 25)
+        gained = distance + CODE_BONUS[code][:, None]
+        delta[sel, cells] = CODE_FRUIT[code][:, None, :] * gained[..., None]
+        spaces[sel, cells] = distance
+
+    sel = (phase == HARVEST_SPLIT) | (phase == CLAIM_FRUIT)
+    if sel.any():
+        pair = C.TOKEN_FRUITS[state.pending_token[g[sel]]].astype(np.int64)  # (k, 2)
+        k = np.arange(MAX_SPLIT + 1, dtype=np.float32)[None, :]
+        rest = state.pending_amount[g[sel]].astype(np.float32)[:, None] - k
+        one_hot = np.eye(C.N_FRUITS, dtype=np.float32)
+        first, second = one_hot[pair[:, 0]][:, None, :], one_hot[pair[:, 1]][:, None, :]
+        delta[sel, SPLIT:PRODUCE] = k[..., None] * first + rest[..., None] * second
+
+    sel = phase == PRODUCE_PHASE
+    if sel.any():
+        delta[sel, PRODUCE:MILKSHAKE] = -C.STACK_COST[: C.N_ICE_CREAM_STACKS]
+        delta[sel, MILKSHAKE:] = -C.MILKSHAKE_FRUITS * np.eye(C.N_FRUITS, dtype=np.float32)
+        points[sel, PRODUCE:MILKSHAKE] = C.STACK_VALUE[: C.N_ICE_CREAM_STACKS]
+        points[sel, MILKSHAKE:] = C.STACK_VALUE[C.MILKSHAKE]
+
+    business = phase == SUPPLY_OR_CLAIM
+    ships = state.ships[g, p].astype(np.int64)  # (m, 12)
+    present = state.ship_present[g, p]
+    if business.any():
+        beach = CELL + G.BEACH_CELLS
+        delta[np.flatnonzero(business)[:, None], beach[None, :]] = -C.SHIP_COST[ships[business]]
+        points[np.flatnonzero(business)[:, None], beach[None, :]] = C.SHIP_POINTS[ships[business]]
+        tokens = state.board[g[business]].reshape(-1, N_SLOTS).astype(np.int64)
+        row = np.arange(N_SLOTS) // C.ROW_SLOTS
+        delta[business, CLAIM:PASS] = -C.ROW_COST[row]
+        venue = np.where(C.IS_VENUE[np.maximum(tokens, 0)], C.TOKEN_POINTS[np.maximum(tokens, 0)], 0)
+        points[business, CLAIM:PASS] = C.ROW_POINTS[row] + venue
+
+    if has_factory(state.config):
+        sel = phase == FACTORY
+        if sel.any():
+            free_ride = np.arange(C.N_ARROWS)[None, :] == state.pending_arrow[g[sel], None]
+            delta[sel, ARROW : ARROW + C.N_ARROWS] = np.where(free_ride[..., None], 0, -C.ARROW_COST[None])
+            own = node_occupancy(state.discs[g[sel], p[sel]].astype(np.int64)[:, None])[:, 0]  # (k, 12)
+            points[sel, ARROW : ARROW + C.N_ARROWS] = np.where(own[:, C.ARROW_TO] > 0, 0, C.NODE_POINTS[C.ARROW_TO])
+
+    # afterwards (legal actions only): what the cheapest waiting ship and row with a fitting token still lack
+    gi, ai = np.nonzero(legal[g])
+    after = np.maximum(reserve[gi] + delta[gi, ai], 0)  # (L, 5)
+    waiting = present[gi] & ~(business[gi, None] & SUPPLY_ACTION[ai])  # (L, 12)
+    lack = np.maximum(C.SHIP_COST[ships[gi]] - after[:, None, :], 0).sum(axis=2)  # (L, 12)
+    ship_missing = np.where(waiting, np.minimum(lack, 5), 5).min(axis=1)
+    ships_ready = (waiting & (lack == 0)).sum(axis=1)
+    tokens = state.board[g].reshape(m, N_SLOTS).astype(np.int64)
+    fits = np.take_along_axis(_shapes_fit(island), C.TOKEN_SHAPE[np.maximum(tokens, 0)].astype(np.int64), axis=1)
+    open_row = (fits & (tokens >= 0)).reshape(m, C.N_ROWS, C.ROW_SLOTS).any(axis=2)[gi]  # (L, 5)
+    row_lack = np.maximum(C.ROW_COST[None] - after[:, None, :], 0).sum(axis=2)  # (L, 5)
+    row_missing = np.where(open_row, np.minimum(row_lack, 5), 5).min(axis=1)
+    rows_ready = (open_row & (row_lack == 0)).sum(axis=1)
+
+    h = out[g]
+    h[:, :, HINT["legal"]] = legal[g, :, None]
+    h[:, :, HINT["fruit_gained"]] = np.maximum(delta, 0) / 5.0
+    h[:, :, HINT["fruit_paid"]] = np.maximum(-delta, 0) / 5.0
+    h[:, :, HINT["points"]] = points[..., None] / 10.0
+    h[:, :, HINT["spaces"]] = spaces[..., None] / HINT_SCALE_RUN
+    h[gi, ai, HINT["ship_missing"].start] = ship_missing / 5.0
+    h[gi, ai, HINT["ships_ready"].start] = ships_ready / 4.0
+    h[gi, ai, HINT["row_missing"].start] = row_missing / 5.0
+    h[gi, ai, HINT["rows_ready"].start] = rows_ready / 5.0
+
+    sel = (phase == PLACE) | (phase == ROTATE_PHASE)
+    if sel.any():
+        h[sel] = _placement_hints(state, g[sel], p[sel], island[sel], h[sel])
+    h *= legal[g, :, None]
+    out[g] = h
+    return out
+
+
+def _placement_hints(state: State, g: np.ndarray, p: np.ndarray, island: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Fill the placement hints of games `g` deciding a rotation or an anchor: every fitting placement is tried."""
+    m = len(g)
+    token = state.pending_token[g].astype(np.int64)
+    table = G.PLACEMENT_BITS[C.TOKEN_SHAPE[token].astype(np.int64)].reshape(m, -1)  # (m, 100): rotation x anchor
+    free_bits = G.bits(island == EMPTY)
+    fits = (free_bits[:, None] & table) == table
+    after = ((free_bits[:, None] & ~table)[:, :, None] & G.CELL_BIT[None, None, :]) != 0  # (m, 100, 25)
+    longest = free_runs(after)  # (m, 100, 25)
+    movers = CODE_IS_MOBILE[island][:, None, :]  # (m, 1, 25)
+    movers_free = ((longest > 0) & movers).sum(axis=2) / 5.0
+    mover_room = (longest * movers).sum(axis=2) / 20.0
+    anchor = np.tile(np.arange(G.N_CELLS), G.MAX_ROTATIONS)[None, :, None]
+    own_run = np.take_along_axis(longest, np.broadcast_to(anchor, (m, anchor.shape[1], 1)), axis=2)[..., 0]
+    own_run = np.where(C.IS_MOBILE[token][:, None], own_run / HINT_SCALE_RUN, 0.0)
+    values = np.stack([movers_free, mover_room, own_run], axis=2)  # (m, 100, 3)
+    values = np.where(fits[..., None], values, -1.0).reshape(m, G.MAX_ROTATIONS, G.N_CELLS, 3)
+    cols = slice(HINT["movers_free"].start, HINT["own_run"].stop)
+    rotating = state.phase[g] == ROTATE_PHASE
+    h[rotating, ROTATE:SPLIT, cols] = values[rotating].max(axis=2)  # the best anchor of each rotation
+    rotation = np.maximum(state.pending_rotation[g], 0).astype(np.int64)
+    h[~rotating, CELL:CLAIM, cols] = values[np.arange(m), rotation][~rotating]
+    return h
+
+
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: the whole public state, seen from `player` (int or `(n,)` ints)."""
     cfg = state.config
@@ -1112,6 +1300,7 @@ def observe(state: State, player) -> np.ndarray:
         "fruit": state.fruit[r, order].reshape(n, -1) / 10.0,
         "scores": state.points.sum(axis=2)[r, order] / 100.0,
         "ships": ships.reshape(n, -1),
+        "hints": action_hints(state, seat).reshape(n, -1),
     }
     if has_factory(cfg):
         discs = state.discs[r, order]  # (n, P, 2), observer first

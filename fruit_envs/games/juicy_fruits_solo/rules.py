@@ -8,7 +8,7 @@ is ASSUMED and listed in `fruit_envs/games/juicy_fruits/components.py`.
 
 Design: the mode needs no rules of its own beyond what `fruit_envs.games.juicy_fruits.rules`
 already does for a game of one player (`is_solo`), so this module only declares a second `GameSpec`
-(own id, Gymnasium id `fruit_envs/JuicyFruitsSolo-v0`, one player, options of
+(own id, Gymnasium id `fruit_envs/JuicyFruitsSolo-v1`, one player, options of
 `JuicyFruitsSoloConfig`) and a `State` subclass carrying that id (saved states and the AEC env tell
 the two games apart); every function of the rules contract is Juicy Fruits' own. The core stays
 game-agnostic: to the registry, the adapters, the training script and the tests this is just
@@ -60,7 +60,7 @@ SPEC = GameSpec(
     id="juicy_fruits_solo",
     name="Juicy Fruits score attack",
     env_name="JuicyFruitsSolo",
-    version=0,
+    version=1,
     player_counts=(1,),
     default_num_players=1,
     config_cls=JuicyFruitsSoloConfig,
