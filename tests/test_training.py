@@ -148,6 +148,10 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     actions = sampler.act(spec.rules.observe(state, state.to_move), mask, np.random.default_rng(0))
     assert mask[np.arange(16), actions].all()
 
+    first = json.loads((run / "summary.json").read_text())
+    assert first["total_seconds"] >= first["seconds"] > 0
+    clock_before = json.loads((run / "checkpoints" / "clock.json").read_text())
+    assert clock_before["timesteps"] == first["timesteps"] and clock_before["seconds"] <= first["total_seconds"]
     assert train_ppo.main(["--resume", str(run), "--resume-total-timesteps", "1024", "--no-progress"]) == 0
     config = json.loads((run / "config.json").read_text())
     assert len(config["resumes"]) == 1 and config["resumes"][0]["from_timesteps"] >= 512
@@ -156,6 +160,10 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     assert after == sorted(set(after)) and after[-1] >= 1024 - 128
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] >= 1024
+    clock = json.loads((run / "checkpoints" / "clock.json").read_text())
+    assert clock["timesteps"] == summary["timesteps"]
+    # a resumed run's wall time counts every segment (the shipped baselines' training_seconds come from it)
+    assert summary["total_seconds"] >= clock_before["seconds"] + summary["seconds"]
     if solo:
         assert set(summary["eval"]) == {"ppo", "random", "greedy"} and "mean_score" in summary["eval"]["ppo"]
         assert [r["agent"] for r in rows(run / "eval.csv")].count("random") == 1, "baselines are logged once per run"

@@ -65,7 +65,7 @@ def export(run_dir: Path, out: Path) -> dict:
         "num_actions": spec.num_actions,
         "recipe": run["args"].get("recipe"),
         "timesteps": summary.get("timesteps"),
-        "training_seconds": summary.get("seconds"),
+        "training_seconds": summary.get("total_seconds", summary.get("seconds")),  # every segment of a resumed run
         "final_eval": summary.get("eval"),
         "run": run_dir.name,
         "git": run.get("git"),

@@ -7,7 +7,9 @@
 One run folder `runs/{game}__{exp_name}__{seed}__{timestamp}/` holds `config.json` (arguments,
 versions, git commit), TensorBoard events (`charts/`, `losses/`, `eval/`), `progress.csv`,
 `eval.csv`, `checkpoints/step_*.zip` and `checkpoints/latest.zip`, `model.zip` (the final model),
-`league/` (self-play snapshots) and `learning_curve.png`. Ctrl-C or SIGTERM saves a checkpoint and
+`league/` (self-play snapshots), `learning_curve.png` and `summary.json` (`seconds`: this segment's
+PPO; `total_seconds`: the whole run's wall time, warm start and earlier segments included, counted
+through `checkpoints/clock.json`). Ctrl-C or SIGTERM saves a checkpoint and
 exits (status 130 / 143); `--resume RUN_DIR` continues from `checkpoints/latest.zip`, appending to
 the logs. Every file is written to a temporary name and renamed, so a kill never leaves a torn file.
 
@@ -517,6 +519,17 @@ def _plot_win_rates(ax, rows: list[dict], title: str) -> None:
     ax.legend(loc="lower right")
 
 
+CLOCK = Path("checkpoints") / "clock.json"  # the run's wall time up to its latest checkpoint, across resumes
+
+
+def earlier_training_seconds(run_dir: Path) -> float:
+    """Wall seconds the run spent before this segment: up to its latest checkpoint, 0 if never recorded."""
+    try:
+        return float(json.loads((run_dir / CLOCK).read_text())["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0  # runs from before the clock, or a clock file a user removed: the segments here still count
+
+
 def train(args: Args) -> dict:
     """Run (or resume) training; returns a summary with the run folder and final win rates."""
     import torch
@@ -530,6 +543,7 @@ def train(args: Args) -> dict:
     from fruit_envs.agents.ppo import PPOAgent
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
+    segment_started = time.time()  # this segment's wall clock, warm start included
     resumed_from = None
     resume_dir = args.resume
     if resume_dir is not None:
@@ -721,9 +735,13 @@ def train(args: Args) -> dict:
         writer.flush()
         plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
 
+    earlier_seconds = earlier_training_seconds(run_dir) if resumed_from is not None else 0.0
+
     def checkpoint(timesteps: int) -> None:
         atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
         atomic_save_model(model, run_dir / "checkpoints" / "latest.zip")
+        total = round(earlier_seconds + time.time() - segment_started, 1)
+        atomic_write_text(run_dir / CLOCK, json.dumps({"timesteps": timesteps, "seconds": total}))
 
     class Callback(BaseCallback):
         def __init__(self, interrupted: Interrupted):
@@ -803,6 +821,7 @@ def train(args: Args) -> dict:
         "run_dir": run_dir,
         "timesteps": t,
         "seconds": round(time.time() - started, 1),
+        "total_seconds": round(earlier_seconds + time.time() - segment_started, 1),
         "eval": {k: {kk: v[kk] for kk in (SOLO_SUMMARY if solo else WIN_SUMMARY)} for k, v in latest_eval.items()},
         "exit_code": 0,
     }
