@@ -352,6 +352,10 @@ def test_help_documents_every_field():
         (["--gamma", "1.5"], r"--gamma must be in \[0.0, 1.0\]"),
         (["--league-baselines", "alphazero"], "unknown agent 'alphazero'"),
         (["--options", "same_sort_bonus=true"], "option same_sort_bonus must be a str"),
+        (["--init-policy", "/nonexistent/model.zip"], "--init-policy /nonexistent/model.zip: no PPO model at"),
+        # the shipped Cherry Picking baseline has 256 x 256 hidden layers
+        (["--init-policy", "ppo-baseline", "--net-arch", "32"], r"hidden layers \[256, 256\].*--net-arch 256 256"),
+        (["--game", "juicy_fruits_solo", "--init-policy", "ppo-baseline"], "no PPO baseline is shipped"),
     ],
 )
 def test_bad_arguments_are_clear_errors(argv, message, tmp_path, capsys):
@@ -367,6 +371,29 @@ def test_a_runs_dir_that_cannot_hold_folders_is_refused_first(tmp_path, capsys):
     blocker.write_text("a file")
     assert train_ppo.main(["--runs-dir", str(blocker), "--no-progress"]) == 2
     assert "--runs-dir" in capsys.readouterr().err and blocker.read_text() == "a file"
+
+
+def test_init_policy_starts_from_given_weights(tmp_path):
+    """--init-policy fine-tunes existing weights: PPO moves on from them, not from a new network."""
+    from fruit_envs.agents.ppo import load_model
+
+    base = ["--total-timesteps", "128", "--eval-every", "128", "--checkpoint-every", "128", "--seed", "7", *TINY]
+    assert train_ppo.main([*base, "--runs-dir", str(tmp_path / "source")]) == 0
+    source = only_run(tmp_path / "source") / "model.zip"
+    assert train_ppo.main([*base, "--runs-dir", str(tmp_path / "tuned"), "--init-policy", str(source)]) == 0
+    tuned = only_run(tmp_path / "tuned")
+    assert [int(r["timesteps"]) for r in rows(tuned / "eval.csv")][:2] == [0, 0], "the given weights are evaluated"
+    assert json.loads((tuned / "config.json").read_text())["args"]["init_policy"] == str(source)
+    assert train_ppo.main([*base, "--runs-dir", str(tmp_path / "fresh"), "--seed", "8"]) == 0
+
+    def drift(run: Path) -> float:
+        a, b = load_model(source).policy.state_dict(), load_model(run / "model.zip").policy.state_dict()
+        return max(float((a[k] - b[k]).abs().max()) for k in a)
+
+    assert drift(tuned) < 0.05 < drift(only_run(tmp_path / "fresh")), (
+        drift(tuned),
+        drift(only_run(tmp_path / "fresh")),
+    )
 
 
 @pytest.mark.slow

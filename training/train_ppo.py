@@ -136,6 +136,9 @@ class Args:
     """Adam step size of the warm start"""
     greedy_timesteps: int = 0
     """curriculum: the first this many timesteps are played against greedy only, then `opponent` takes over"""
+    init_policy: str | None = None
+    """start from these weights instead of a new network: a model or policy .zip, or `ppo-baseline` (the
+    shipped baseline of this game and player count) to fine-tune it; a warm start, if any, refines them"""
 
 
 PROGRESS_COLUMNS = [
@@ -530,6 +533,26 @@ def earlier_training_seconds(run_dir: Path) -> float:
         return 0.0  # runs from before the clock, or a clock file a user removed: the segments here still count
 
 
+def initial_policy(args: Args, spec, config):
+    """The policy `--init-policy` names, checked against this game's observation, actions and --net-arch."""
+    from fruit_envs.agents import make_agent
+
+    name = args.init_policy if args.init_policy == "ppo-baseline" else f"ppo:{args.init_policy}"
+    try:
+        policy = make_agent(name, spec, config).model.policy
+    except ValueError as error:
+        raise ValueError(f"--init-policy {args.init_policy}: {error}") from error
+    arch = getattr(policy, "net_arch", None)
+    if isinstance(arch, dict):
+        arch = arch.get("pi") if arch.get("pi") == arch.get("vf") else arch
+    if arch is not None and list(arch) != list(args.net_arch):
+        raise ValueError(
+            f"--init-policy {args.init_policy}: its network has hidden layers {arch}, this run's --net-arch is "
+            f"{list(args.net_arch)}; pass --net-arch {' '.join(map(str, arch)) if isinstance(arch, list) else '...'}"
+        )
+    return policy
+
+
 def train(args: Args) -> dict:
     """Run (or resume) training; returns a summary with the run folder and final win rates."""
     import torch
@@ -566,6 +589,7 @@ def train(args: Args) -> dict:
     config = spec.make_config(args.num_players, **reward_option, **game_options)
     solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
     check_args(args, spec, config)
+    start_from = initial_policy(args, spec, config) if args.init_policy and resume_dir is None else None
     torch.set_num_threads(args.torch_threads)
 
     if resume_dir is None:
@@ -620,6 +644,8 @@ def train(args: Args) -> dict:
             device="cpu",
             verbose=0,
         )
+        if start_from is not None:
+            model.policy.load_state_dict(start_from.state_dict())
     else:
         model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env, device="cpu")
         resumed_from = int(model.num_timesteps)
@@ -795,7 +821,8 @@ def train(args: Args) -> dict:
 
     if resume_dir is None and (args.bc_games > 0 or args.bc_data):
         warm_start(args, spec, config, model, run_dir)
-        run_evaluation(0)
+    if resume_dir is None and (args.bc_games > 0 or args.bc_data or start_from is not None):
+        run_evaluation(0)  # where PPO starts from
 
     started = time.time()
     with Interrupted() as interrupted:
