@@ -74,3 +74,56 @@ def test_baseline_is_an_opponent_everywhere_an_agent_name_is():
     mask = info["action_mask"].astype(bool)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
     assert obs.shape == spec.observation_shape(spec.make_config(players))
+
+
+def test_retrain_trains_a_recipe_and_exports_half_precision_weights(tmp_path, capsys):
+    """`fruit-envs-baselines retrain` trains from a recipe and exports weights only, in float16, with the
+    metadata the loader checks; the exported policy plays as the run's own model does."""
+    import torch
+
+    from fruit_envs.agents.ppo import PPOAgent
+    from fruit_envs.training import baselines
+
+    recipe = tmp_path / "tiny.yaml"
+    recipe.write_text(
+        "game: cherry_picking\nnum_players: 2\ntotal_timesteps: 256\nnum_envs: 8\nn_steps: 16\nbatch_size: 64\n"
+        "n_epochs: 1\nnet_arch: [32, 32]\neval_every: 256\neval_games: 8\nopponent: greedy\nprogress: false\n"
+    )
+    out = tmp_path / "baselines"
+    assert (
+        baselines.main(["retrain", "--games", str(recipe), "--runs-dir", str(tmp_path / "runs"), "--out", str(out)])
+        == 0
+    )
+    meta = json.loads((out / "cherry_picking_2p.json").read_text())
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    assert meta["rules_version"] == spec.version and meta["observation_shape"] == list(spec.observation_shape(config))
+    assert meta["weights"] == "float16" and meta["timesteps"] >= 256 and meta["training_seconds"] > 0
+    assert set(meta["final_eval"]) == {"random", "greedy"} and meta["recipe"] == str(recipe)
+    saved = torch.load(out / "cherry_picking_2p.zip", weights_only=False)
+    assert {t.dtype for t in saved["state_dict"].values() if t.is_floating_point()} == {torch.float16}
+
+    run = next((tmp_path / "runs").iterdir())
+    full = PPOAgent(run / "model.zip", spec, config)
+    half = PPOAgent(out / "cherry_picking_2p.zip", spec, config)
+    state = spec.rules.init(config, np.arange(64, dtype=np.uint64))
+    obs, mask = spec.rules.observe(state, state.to_move), spec.rules.legal_mask(state)
+    rng = np.random.default_rng(0)
+    assert (full.act(obs, mask, rng) == half.act(obs, mask, rng)).mean() > 0.95
+    assert not list(out.glob("*.tmp*")), "written through temporary names"
+
+
+def test_export_refuses_what_is_not_a_finished_run(tmp_path, capsys):
+    from fruit_envs.training import baselines
+
+    assert baselines.main(["export", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "is not a finished run folder" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_list_names_every_shipped_baseline(capsys):
+    from fruit_envs.training import baselines
+
+    assert baselines.main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"{game} {players}p: rules v" in listed for game, players in SHIPPED)

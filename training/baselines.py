@@ -5,7 +5,8 @@
     python -m fruit_envs.training.baselines retrain                       # every recipe, one after another
     python -m fruit_envs.training.baselines retrain --games fruit_picking --out /tmp/baselines
 
-A baseline is the policy's weights (`<game>_<n>p.zip`, SB3's `policy.save`) and a `.json` naming the
+A baseline is the policy's weights (`<game>_<n>p.zip`, SB3's `policy.save` format, weights in float16 to
+keep the package small) and a `.json` naming the
 rules version, configuration and observation shape it was trained on, the recipe, and its final
 evaluation; `make_agent("ppo-baseline", game, config)` refuses a baseline of another rules version or
 observation size. Exporting writes into the repository's `agents/baselines/` by default, so it needs a
@@ -33,6 +34,20 @@ def default_out() -> Path:
     raise ValueError("not running from a checkout of fruit_envs: pass --out FOLDER to choose where baselines go")
 
 
+class HalfPrecision:
+    """A policy saved as SB3's `policy.save` writes it, floating-point weights in float16: half the size,
+    and `load_state_dict` casts them back to float32 on load, so every SB3 loader still reads it."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def save(self, path: Path) -> None:
+        import torch
+
+        state = {k: v.half() if v.is_floating_point() else v for k, v in self.policy.state_dict().items()}
+        torch.save({"state_dict": state, "data": self.policy._get_constructor_parameters()}, path)
+
+
 def export(run_dir: Path, out: Path) -> dict:
     """Copy a finished run's policy into `out` as the baseline of its game and player count."""
     from fruit_envs import get_spec
@@ -55,7 +70,7 @@ def export(run_dir: Path, out: Path) -> dict:
     model = load_model(model_path)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{spec.id}_{config.num_players}p"
-    atomic_save_model(model.policy, stem.with_suffix(".zip"))
+    atomic_save_model(HalfPrecision(model.policy), stem.with_suffix(".zip"))
     meta = {
         "game": spec.id,
         "rules_version": spec.version,
@@ -63,6 +78,7 @@ def export(run_dir: Path, out: Path) -> dict:
         "config": config.to_dict(),
         "observation_shape": list(spec.observation_shape(config)),
         "num_actions": spec.num_actions,
+        "weights": "float16",
         "recipe": run["args"].get("recipe"),
         "timesteps": summary.get("timesteps"),
         "training_seconds": summary.get("total_seconds", summary.get("seconds")),  # every segment of a resumed run
