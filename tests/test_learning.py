@@ -90,6 +90,34 @@ def test_a_teacher_that_needs_the_state_gets_the_games_it_decides():
     assert sum(calls) == len(data) > 0
 
 
+@pytest.mark.parametrize("game", ["cherry_picking", "quickity_pickity"])  # turn-based and simultaneous play
+def test_a_teacher_against_an_opponent_is_imitated_in_its_seat_alone(game):
+    """With an opponent the teacher plays one seat per game, rotated, and only its own decisions are kept."""
+    spec = get_spec(game)
+    config = spec.make_config(2)
+    last_legal = lambda mask: mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)  # noqa: E731
+    asked, seats_taught = [], set()
+
+    class Teacher:
+        needs_state = True  # to be told the seats it plays
+
+        def act(self, obs, mask, rng, state, seats):
+            asked.append(len(obs))
+            seats_taught.update(int(k) for k in seats)
+            return last_legal(mask)
+
+    class Opponent:
+        def act(self, obs, mask, rng):
+            return np.argmax(mask, axis=1)  # its first legal action: another player than the teacher
+
+    data = demonstrations(spec, config, Teacher(), 8, seed=4, opponent=Opponent())
+    assert len(data) == sum(asked) > 0 and data.meta["opponent"] == "Opponent"
+    # the opponent's choices (first legal action) would differ wherever there is a choice
+    assert (data.mask.sum(axis=1) > 1).any()
+    assert np.array_equal(data.actions, last_legal(data.mask)), "every kept decision is the teacher's"
+    assert seats_taught == {0, 1}, "seats rotate: the teacher plays each seat in some game"
+
+
 def test_games_cut_off_by_a_cap_are_not_demonstrations():
     """A teacher that passes whenever it may stalls Juicy Fruits to the round cap: those games are
     truncated, pay no outcome, and none of their decisions is kept."""

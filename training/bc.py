@@ -1,10 +1,11 @@
 """Behaviour cloning warm start: a PPO policy first imitates a baseline agent on batched games.
 
 The batched rules play thousands of games of the teacher (the greedy agent by default, or the search
-agent, which also gets the states it re-samples from) against itself in one batch. Every decision of
-every seat becomes a sample: the seat's observation and legal mask, the teacher's action, the seat's
-return from that decision on and its score margin there (the value target of a learner with
-potential-based shaping is the return less the shaped potential). `pretrain` then fits the policy's
+agent, which also gets the states it re-samples from) against itself in one batch, or in one seat
+against an opponent. Every decision of the teacher becomes a sample: the seat's observation and
+legal mask, the teacher's action, the seat's return from that decision on and its score margin there
+(the value target of a learner with potential-based shaping is the return less the shaped
+potential). `pretrain` then fits the policy's
 masked action distribution (cross-entropy) and its value head (mean squared error) before PPO starts,
 so PPO refines a policy that already plays like the teacher. A slow teacher is played once and saved
 (`python -m fruit_envs.training.bc ... --out FILE.npz`, then `train_ppo --bc-data FILE.npz`).
@@ -88,8 +89,13 @@ def demonstrations(
     teacher,
     games: int,
     seed: int = 0,
+    opponent=None,
 ) -> Demonstrations:
     """Play `games` games with `teacher` in every seat, in one batch, and keep every decision.
+
+    With `opponent`, the teacher plays one seat of each game (game k: seat k mod players, so seats
+    rotate) against `opponent` in the others, and only the teacher's decisions are kept: the positions
+    a learner trained against that opponent meets, decided by a stronger player than it.
 
     The return of a decision is the seat's terminal reward (`config.reward == "terminal"`) or the
     rewards it collects from then on (`"score"`). Games a cap cut off (truncated) are left out: play
@@ -100,6 +106,7 @@ def demonstrations(
     gen = np.random.default_rng(seed)
     state = rules.init(config, frng.keys_from_seed(seed, games))
     p = config.num_players
+    teacher_seat = np.arange(games) % p
     obs_log, mask_log, action_log, game_log, seat_log, phi_log, collected_log = [], [], [], [], [], [], []
     collected = np.zeros((games, p), dtype=np.float64)  # rewards paid to each seat so far
     for _ in range(spec.max_game_length(config) + 1):
@@ -110,15 +117,20 @@ def demonstrations(
         seats = sub.to_move.astype(np.int64)
         obs = rules.observe(sub, seats)
         mask = rules.legal_mask(sub)
-        extra = {"state": sub, "seats": seats} if getattr(teacher, "needs_state", False) else {}
-        actions = np.asarray(teacher.act(obs, mask, gen, **extra), dtype=np.int64)
-        obs_log.append(obs.astype(np.float32))
-        mask_log.append(mask)
-        action_log.append(actions)
-        game_log.append(live)
-        seat_log.append(seats)
-        phi_log.append(score_margin(spec, sub, seats))
-        collected_log.append(collected[live, seats].copy())
+        taught = np.ones(len(live), dtype=bool) if opponent is None else seats == teacher_seat[live]
+        actions = np.zeros(len(live), dtype=np.int64)
+        for agent, rows in ((teacher, np.flatnonzero(taught)), (opponent, np.flatnonzero(~taught))):
+            if len(rows):
+                part = sub.take(rows)
+                extra = {"state": part, "seats": seats[rows]} if getattr(agent, "needs_state", False) else {}
+                actions[rows] = agent.act(obs[rows], mask[rows], gen, **extra)
+        obs_log.append(obs[taught].astype(np.float32))
+        mask_log.append(mask[taught])
+        action_log.append(actions[taught])
+        game_log.append(live[taught])
+        seat_log.append(seats[taught])
+        phi_log.append(score_margin(spec, sub, seats)[taught])
+        collected_log.append(collected[live, seats][taught])
         full = np.zeros(games, dtype=np.int64)
         full[live] = actions
         state, rewards = rules.step(state, full)
@@ -139,6 +151,7 @@ def demonstrations(
         "config": repr(config),
         "observation_shape": list(spec.observation_shape(config)),
         "teacher": getattr(teacher, "name", type(teacher).__name__),
+        "opponent": None if opponent is None else getattr(opponent, "name", type(opponent).__name__),
         "games": games,
         "truncated_games": int(state.truncated.sum()),
         "seed": seed,
@@ -213,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", required=True)
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--teacher", default="greedy", help="an agent name (greedy, search, search:rollouts=64, ...)")
+    parser.add_argument(
+        "--opponent",
+        default=None,
+        help="the teacher plays one seat (rotated) against this agent, and only its decisions are kept "
+        "(default: the teacher in every seat)",
+    )
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=integer, default=0)
     parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
@@ -223,12 +242,14 @@ def main(argv: list[str] | None = None) -> int:
         spec = get_spec(args.game)
         config = spec.make_config(args.num_players)
         teacher = make_agent(args.teacher, spec, config)
+        opponent = None if args.opponent is None else make_agent(args.opponent, spec, config)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     started = time.time()
-    data = demonstrations(spec, config, teacher, args.games, seed=args.seed)
+    data = demonstrations(spec, config, teacher, args.games, seed=args.seed, opponent=opponent)
     data.meta["teacher"] = args.teacher
+    data.meta["opponent"] = args.opponent
     data.meta["seconds"] = round(time.time() - started, 1)
     data.save(args.out)
     print(f"{len(data):,} decisions of {args.games:,} {args.teacher} games in {data.meta['seconds']} s -> {args.out}")

@@ -127,6 +127,9 @@ class Args:
     games of the teacher against itself (and its value head learns their returns); 0 = off"""
     bc_teacher: str = "greedy"
     """the agent imitated by the warm start (any agent name: greedy, search, search:rollouts=64, ...)"""
+    bc_opponent: str | None = None
+    """the warm start's teacher plays one seat against this agent (its decisions alone are imitated)
+    instead of itself in every seat: the positions a learner trained against that opponent meets"""
     bc_data: str | None = None
     """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
     playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
@@ -391,7 +394,8 @@ def check_args(args: Args, spec, config) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number, got {value}")
     if any(size < 1 for size in args.net_arch):
         raise ValueError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
-    for name in args.league_baselines:
+    warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
+    for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
     validate.writable_dir(args.runs_dir, "--runs-dir")
 
@@ -866,8 +870,10 @@ def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
         data = Demonstrations.load(args.bc_data, spec, config)
     else:
         teacher = make_agent(args.bc_teacher, spec, config)
-        data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed)
+        opponent = None if args.bc_opponent is None else make_agent(args.bc_opponent, spec, config)
+        data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed, opponent=opponent)
         data.meta["teacher"] = args.bc_teacher
+        data.meta["opponent"] = args.bc_opponent
     played = time.time() - started
     history = pretrain(
         model.policy,
@@ -879,6 +885,7 @@ def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
     )
     report = {
         "teacher": data.meta["teacher"],
+        "opponent": data.meta.get("opponent"),
         "games": data.meta["games"],
         "data": args.bc_data,
         "decisions": len(data),
