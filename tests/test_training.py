@@ -356,6 +356,9 @@ def test_help_documents_every_field():
         # the shipped Cherry Picking baseline has 256 x 256 hidden layers
         (["--init-policy", "ppo-baseline", "--net-arch", "32"], r"hidden layers \[256, 256\].*--net-arch 256 256"),
         (["--game", "juicy_fruits_solo", "--init-policy", "ppo-baseline"], "no PPO baseline is shipped"),
+        (["--bc-opponent", "random"], r"--bc-opponent random needs --bc-games N > 0"),
+        (["--bc-opponent", "random", "--bc-data", "d.npz"], "--bc-data d.npz already holds its games"),
+        (["--bc-games", "10", "--bc-opponent", "alphazero"], "unknown agent 'alphazero'"),
     ],
 )
 def test_bad_arguments_are_clear_errors(argv, message, tmp_path, capsys):

@@ -129,7 +129,8 @@ class Args:
     """the agent imitated by the warm start (any agent name: greedy, search, search:rollouts=64, ...)"""
     bc_opponent: str | None = None
     """the warm start's teacher plays one seat against this agent (its decisions alone are imitated)
-    instead of itself in every seat: the positions a learner trained against that opponent meets"""
+    instead of itself in every seat: the positions a learner trained against that opponent meets
+    (with `bc_games`; saved demonstrations, `bc_data`, record their own opponent)"""
     bc_data: str | None = None
     """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
     playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
@@ -394,6 +395,13 @@ def check_args(args: Args, spec, config) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number, got {value}")
     if any(size < 1 for size in args.net_arch):
         raise ValueError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
+    if args.bc_opponent is not None and args.bc_data:
+        raise ValueError(
+            f"--bc-opponent {args.bc_opponent} plays new warm-start games, but --bc-data {args.bc_data} "
+            "already holds its games (with the opponent they were played against): give one or the other"
+        )
+    if args.bc_opponent is not None and args.bc_games <= 0:
+        raise ValueError(f"--bc-opponent {args.bc_opponent} needs --bc-games N > 0 (the warm-start games to play)")
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
