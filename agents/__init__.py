@@ -17,7 +17,9 @@ An agent that sets `needs_state = True` (search) also takes the true state of th
 from __future__ import annotations
 
 if __name__ != "fruit_envs.agents":  # one import name per module: this folder is fruit_envs.agents
-    raise ImportError(f"{__name__}: the agents/ folder is the package fruit_envs.agents; import that name")
+    from fruit_envs._checkout import refuse_bare_name
+
+    refuse_bare_name(__name__)
 
 from pathlib import Path  # noqa: E402
 

@@ -50,3 +50,23 @@ assert "{name}" not in sys.modules
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "package"),
+    [
+        ("benchmarks.tournament", "fruit_envs.benchmarks.tournament"),
+        ("training.train_ppo", "fruit_envs.training.train_ppo"),
+    ],
+)
+def test_python_m_with_a_bare_folder_name_runs_the_package_module(module, package):
+    """`python -m benchmarks.tournament` in a checkout (the name in older notes) runs the package's module
+    with its arguments and exit status; importing the bare name stays refused (above)."""
+    extra = ["--agents", "random"] if module.startswith("benchmarks") else []
+    ok = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert f"usage: python -m {package}" in ok.stdout and f"running python -m {package}" in ok.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", module, "--game", "chess", *extra], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "unknown game 'chess'" in bad.stderr, bad.stderr
