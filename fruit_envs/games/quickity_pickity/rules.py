@@ -930,16 +930,17 @@ def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
     card = state.card.astype(np.intp)
     count = state.num_sets[rows, seat].astype(np.int64)
     start = zone_start(state.num_sets)[rows, seat]
-    own = np.arange(f)[None, :] < count[:, None]  # (n, f): own set s is state row start + s
-    at = np.minimum(start[:, None] + np.arange(f)[None, :], f - 1)
+    k = max(int(count.max(initial=0)), 1)  # own sets are the first k rows at most: the rest stay 0
+    own = np.arange(k)[None, :] < count[:, None]  # (n, k): own set s is state row start + s
+    at = np.minimum(start[:, None] + np.arange(k)[None, :], f - 1)
     size = np.where(own, np.take_along_axis(state.set_size, at, axis=1), 0).astype(np.int64)
     bits = np.where(own, np.take_along_axis(state.set_bits, at, axis=1), 0).astype(np.int64)
     type_bits = C.KIND_BITS[: C.N_FRUIT_TYPES].astype(np.int64)
     bonus = (C.IS_BONUS[card, : C.N_FRUIT_TYPES] * C.CARD_BONUS[card][:, None]).astype(np.int64)  # (n, 32)
-    before = set_values(card[:, None], size, bits, cfg.family)  # (n, f)
-    grown = bits[:, None, :] | type_bits[None, :, None]  # (n, 32, f)
+    before = set_values(card[:, None], size, bits, cfg.family)  # (n, k)
+    grown = bits[:, None, :] | type_bits[None, :, None]  # (n, 32, k)
     after = set_values(card[:, None, None], size[:, None, :] + 1, grown, cfg.family)
-    into = after - before[:, None, :] + bonus[:, :, None]  # (n, 32, f)
+    into = after - before[:, None, :] + bonus[:, :, None]  # (n, 32, k)
     stays = set_is_legal(grown, cfg.family) & own[:, None, :]
     was_legal = set_is_legal(bits, cfg.family)
     alone = set_values(card[:, None], np.ones((n, C.N_FRUIT_TYPES), np.int64), type_bits[None, :], cfg.family)
@@ -955,8 +956,8 @@ def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
     holding = (held_slot >= 0) & ~state.done
     kind = np.take_along_axis(state.layout, np.maximum(held_slot, 0)[:, None], axis=1)[:, 0]
     kind = np.where(holding, np.minimum(kind, C.N_FRUIT_TYPES - 1), 0).astype(np.intp)
-    place = into[rows, kind]  # (n, f)
-    placed = slice(PLACE_BASE, PLACE_BASE + f)
+    place = into[rows, kind]  # (n, k)
+    placed = slice(PLACE_BASE, PLACE_BASE + k)
     gains[:, placed, 0] = np.where(own & holding[:, None], np.maximum(place, 0), 0) * 0.1
     gains[:, placed, 1] = np.where(own & holding[:, None], np.maximum(-place, 0), 0) * 0.1
     gains[:, placed, 2] = stays[rows, kind] & holding[:, None]
