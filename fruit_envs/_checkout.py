@@ -41,16 +41,24 @@ if _CHECKOUT_FOLDERS and not any(isinstance(f, _CheckoutFinder) for f in sys.met
 def refuse_bare_name(name: str) -> None:
     """A top-level folder imported under its bare name: refused, except `python -m benchmarks.tournament`
     (or any `-m agents|training|benchmarks.<module>`) from a checkout, which runs `fruit_envs.<that>`."""
-    argv = list(getattr(sys, "orig_argv", ()))
-    target = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else ""
+    target = _interpreter_module(list(getattr(sys, "orig_argv", ())))
     if target.split(".")[0] == name and target != name:
         import runpy
 
         print(f"(running python -m fruit_envs.{target}: {name}/ is the package fruit_envs.{name})", file=sys.stderr)
-        sys.argv[0] = f"fruit_envs.{target}"
         runpy.run_module(f"fruit_envs.{target}", run_name="__main__", alter_sys=True)
         raise SystemExit(0)
     raise ImportError(f"{name}: the {name}/ folder is the package fruit_envs.{name}; import that name")
+
+
+def _interpreter_module(argv: list[str]) -> str:
+    """The module of the interpreter's own `-m` (`python -X dev -m benchmarks.tournament ...`), or ""."""
+    i = 1
+    while i < len(argv) - 1 and argv[i].startswith("-") and argv[i] != "-c":
+        if argv[i] == "-m":
+            return argv[i + 1]
+        i += 2 if argv[i] in ("-W", "-X") else 1
+    return ""
 
 
 def checkout_root() -> Path | None:
