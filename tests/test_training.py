@@ -376,6 +376,19 @@ def test_a_runs_dir_that_cannot_hold_folders_is_refused_first(tmp_path, capsys):
     assert "--runs-dir" in capsys.readouterr().err and blocker.read_text() == "a file"
 
 
+def test_a_run_saved_with_warm_start_flags_now_refused_still_resumes(tmp_path):
+    """The --bc-opponent checks guard a run that starts; a resume plays no warm start, so a run folder
+    saved before them (--bc-opponent beside --bc-data was then ignored) keeps resuming."""
+    base = ["--total-timesteps", "128", "--eval-every", "128", "--checkpoint-every", "128", *TINY]
+    assert train_ppo.main([*base, "--runs-dir", str(tmp_path), "--no-progress"]) == 0
+    run = only_run(tmp_path)
+    config = json.loads((run / "config.json").read_text())
+    config["args"].update(bc_opponent="random", bc_data="gone.npz")
+    (run / "config.json").write_text(json.dumps(config))
+    assert train_ppo.main(["--resume", str(run), "--resume-total-timesteps", "256", "--no-progress"]) == 0
+    assert json.loads((run / "summary.json").read_text())["timesteps"] >= 256
+
+
 def test_init_policy_starts_from_given_weights(tmp_path):
     """--init-policy fine-tunes existing weights: PPO moves on from them, not from a new network."""
     from fruit_envs.agents.ppo import load_model

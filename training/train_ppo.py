@@ -350,9 +350,10 @@ def parse_options(options: tuple[str, ...]) -> dict:
     return parsed
 
 
-def check_args(args: Args, spec, config) -> None:
+def check_args(args: Args, spec, config, starting: bool = True) -> None:
     """Refuse bad values before the run folder exists: counts below 1, rates outside their range,
-    unknown league agents, a runs folder that cannot be written."""
+    unknown league agents, a runs folder that cannot be written; and, for a run that is `starting`
+    (a resume plays no warm start), warm-start flags that would be ignored."""
     from fruit_envs.agents import make_agent
     from fruit_envs.core import validate
 
@@ -395,12 +396,12 @@ def check_args(args: Args, spec, config) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number, got {value}")
     if any(size < 1 for size in args.net_arch):
         raise ValueError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
-    if args.bc_opponent is not None and args.bc_data:
+    if starting and args.bc_opponent is not None and args.bc_data:
         raise ValueError(
             f"--bc-opponent {args.bc_opponent} plays new warm-start games, but --bc-data {args.bc_data} "
             "already holds its games (with the opponent they were played against): give one or the other"
         )
-    if args.bc_opponent is not None and args.bc_games <= 0:
+    if starting and args.bc_opponent is not None and args.bc_games <= 0:
         raise ValueError(f"--bc-opponent {args.bc_opponent} needs --bc-games N > 0 (the warm-start games to play)")
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
@@ -600,7 +601,7 @@ def train(args: Args) -> dict:
     reward_option = {} if args.reward is None else {"reward": args.reward}
     config = spec.make_config(args.num_players, **reward_option, **game_options)
     solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
-    check_args(args, spec, config)
+    check_args(args, spec, config, starting=resume_dir is None)
     start_from = initial_policy(args, spec, config) if args.init_policy and resume_dir is None else None
     torch.set_num_threads(args.torch_threads)
 
