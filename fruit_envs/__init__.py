@@ -18,6 +18,7 @@ from fruit_envs.core import (
     DescriptionError,
     IllegalActionError,
     InvalidActionError,
+    ResetNeededError,
     StateError,
     get_spec,
     registered_games,
@@ -37,6 +38,7 @@ def register_envs() -> None:
                 vector_entry_point="fruit_envs.core.gym_env:vector_entry_point",
                 kwargs={"game": spec.id},
                 disable_env_checker=False,
+                order_enforce=False,  # FruitEnv raises our ResetNeededError itself, as every adapter does
             )
 
 
@@ -64,6 +66,7 @@ __all__ = [
     "FruitVectorEnv",
     "IllegalActionError",
     "InvalidActionError",
+    "ResetNeededError",
     "StateError",
     "all_environments",
     "cherry_picking_v0",

@@ -49,7 +49,9 @@ MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then
 `rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
 each slice). It is the referee's view and holds what no seat may see: every hand, the card set aside
 and the cards committed but not yet revealed. Train a critic on it, never feed it to a policy. Each
-agent's `info["action_mask"]` repeats its observation's mask (AgileRL reads it there).
+agent's `info["action_mask"]` repeats its observation's mask (AgileRL reads it there). With
+`mask_in_observation=False` (any constructor) the observation is the array alone and the mask is
+only in the info, as AgileRL's multi-agent algorithms want.
 
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged); the parallel

@@ -106,9 +106,15 @@ readings are listed in `fruit_envs/games/fruit_picking/components.py`.
 **Global state** (PettingZoo's `state()` and `state_space`, for centralized critics such as
 MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then every field of
 `rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
-each slice). It is the referee's view and holds what no seat may see: the order of the stack and
-the faces of the cards put under it or drawn two at a time. Train a critic on it, never feed it to a
+each slice). It is the referee's view and holds what no seat may see: the order of the stack and the
+faces of the cards put under it or drawn two at a time. Train a critic on it, never feed it to a
 policy. Each agent's `info["action_mask"]` repeats its observation's mask (AgileRL reads it there).
+With `mask_in_observation=False` (any constructor) the observation is the array alone and the mask
+is only in the info, as AgileRL's multi-agent algorithms want.
+
+**Parallel env.** `parallel_env()` serves clients that take parallel envs only (AgileRL, BenchMARL):
+each step the seat to move makes one decision; every other seat sends the wait action this env adds,
+action 16 (one past the game's last), the only one its mask allows, so its spaces have 17 actions.
 
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged).
@@ -126,7 +132,7 @@ two-card draw known to all; `drawn_known_by`/`stack_known_by` in descriptions. R
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, make_aec_env
+from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
 
 GAME = "fruit_picking"
 
@@ -139,3 +145,8 @@ def raw_env(num_players: int = 2, render_mode: str | None = None, **options) -> 
 def env(num_players: int = 2, render_mode: str | None = None, **options):
     """The AEC env wrapped like PettingZoo classic environments."""
     return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
+
+
+def parallel_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitParallelEnv:
+    """One decision per step: the seat to move acts, every other seat sends the added wait action."""
+    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)

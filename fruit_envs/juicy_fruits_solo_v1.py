@@ -22,6 +22,9 @@ truncated (`SPEC.truncation` is None; the Juicy Fruits round cap and frozen-game
 **Global state** (PettingZoo's `state()` and `state_space`): the observation, then every field of
 `rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
 each slice); nothing is hidden after setup. `info["action_mask"]` repeats the observation's mask.
+With `mask_in_observation=False` (any constructor) the observation is the array alone and the mask
+is only in the info, as AgileRL's multi-agent algorithms want. `parallel_env()` serves clients that
+take parallel envs only: the one seat acts every step.
 
 **Version history.** v0: first release. Juicy Fruits v1 (issue 16: no outcome at a cut-off, a
 100-round cap, frozen games cut off) changes nothing here, so the score attack stays v0.
@@ -31,7 +34,7 @@ rewards are unchanged.
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, make_aec_env
+from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
 
 GAME = "juicy_fruits_solo"
 
@@ -44,3 +47,8 @@ def raw_env(num_players: int = 1, render_mode: str | None = None, **options) -> 
 def env(num_players: int = 1, render_mode: str | None = None, **options):
     """The AEC env wrapped like PettingZoo classic environments."""
     return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
+
+
+def parallel_env(num_players: int = 1, render_mode: str | None = None, **options) -> FruitParallelEnv:
+    """The one seat acts every step (the parallel API for clients that only take it)."""
+    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)

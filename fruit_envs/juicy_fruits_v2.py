@@ -181,7 +181,13 @@ MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then
 `rules.State` but the random key, raw (`fruit_envs.core.global_state.layout(game, config)` names
 each slice). Nothing is hidden after setup, so it holds what the seats see together (the draws still
 to come are not in it: they come from the random key). Each agent's `info["action_mask"]` repeats
-its observation's mask (AgileRL reads it there).
+its observation's mask (AgileRL reads it there). With `mask_in_observation=False` (any constructor)
+the observation is the array alone and the mask is only in the info, as AgileRL's multi-agent
+algorithms want.
+
+**Parallel env.** `parallel_env()` serves clients that take parallel envs only (AgileRL, BenchMARL):
+each step the seat to move makes one decision; every other seat sends the wait action this env adds,
+action 66 (one past the game's last), the only one its mask allows, so its spaces have 67 actions.
 
 **Illegal actions.** `raw_env()` raises `IllegalActionError` (naming the action, the legal ones and
 the phase) and leaves the game unchanged; `env()` follows PettingZoo classic (the offender gets -1,
@@ -200,7 +206,7 @@ rewards are unchanged (the score attack, which shares the observation, becomes `
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, make_aec_env
+from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
 
 GAME = "juicy_fruits"
 
@@ -213,3 +219,8 @@ def raw_env(num_players: int = 2, render_mode: str | None = None, **options) -> 
 def env(num_players: int = 2, render_mode: str | None = None, **options):
     """The AEC env wrapped like PettingZoo classic environments."""
     return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
+
+
+def parallel_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitParallelEnv:
+    """One decision per step: the seat to move acts, every other seat sends the added wait action."""
+    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -130,7 +132,11 @@ class Session:
         self.say()
         self.say(fpicture.text(self.state, 0, self.seat))
         if self.picture is not None:
-            fpicture.save_png(fpicture.picture(self.state, 0, self.seat), self.picture)
+            try:
+                fpicture.save_png(fpicture.picture(self.state, 0, self.seat), self.picture)
+            except OSError as error:  # the path was writable when the game began: the game goes on
+                print(f"warning: --picture {self.picture} cannot be written ({error}); no more", file=sys.stderr)
+                self.picture = None
 
     def is_hidden(self) -> bool:
         """Whether the decision now due is part of a simultaneous round (hidden until it ends)."""
@@ -384,15 +390,22 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
         session.say("game stopped before the end")
     if finished:
         session.finish()
+    status = 0 if finished else 1
     if not args.no_record:
         record = session.record({"seed": seed})
-        path = frecord.write_records(args.record, [record])
+        try:
+            path = frecord.write_records(args.record, [record])
+        except OSError as error:  # writable when the game began; the game is kept all the same
+            path = Path(tempfile.gettempdir()) / f"fruit_envs_play_{seed}_{int(time.time())}.jsonl"
+            print(f"error: --record {args.record} cannot be written now ({error}); saving to {path}", file=sys.stderr)
+            path = frecord.write_records(path, [record])
+            status = 1
         count = sum(1 for line in path.read_text().splitlines() if line.strip())
         session.say(
             f"game saved to {path} - replay: python -m fruit_envs.replay {path} --index {count - 1}"
             + (" (unfinished)" if not finished else "")
         )
-    return 0 if finished else 1
+    return status
 
 
 if __name__ == "__main__":

@@ -151,7 +151,9 @@ MAPPO's): `Box(n x O + S)` float32: every seat's observation, seat 0 first, then
 each slice). It is the referee's view and holds what no seat may see: the face-down tiles, which
 fruit lie in the box, the order of the marketplace pile, the cards taken face down and the choices
 made this tick. Train a critic on it, never feed it to a policy. Each agent's `info["action_mask"]`
-repeats its observation's mask (AgileRL reads it there).
+repeats its observation's mask (AgileRL reads it there). With `mask_in_observation=False` (any
+constructor) the observation is the array alone and the mask is only in the info, as AgileRL's
+multi-agent algorithms want.
 
 **Illegal actions.** `raw_env()` raises `IllegalActionError` and leaves the game unchanged; `env()`
 follows PettingZoo classic (the offender gets -1, the game ends, a warning is logged); the parallel

@@ -49,7 +49,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
-from fruit_envs.core.errors import IllegalActionError, StateError
+from fruit_envs.core.errors import IllegalActionError, ResetNeededError, StateError
 from fruit_envs.core.spec import get_spec
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # the keys ActionMaskingTorchRLModule reads
@@ -123,6 +123,10 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         self._mover_mask = self.rules.legal_mask(self.state, seat)[0]
         return self.possible_agents[seat], self._observation(seat, self._mover_mask)
 
+    def _require_reset(self, what: str) -> None:
+        if self.state is None:
+            raise ResetNeededError(self.game_spec.name, what)
+
     def _phase(self) -> str:
         names, phase = getattr(self.rules, "PHASE_NAMES", None), getattr(self.state, "phase", None)
         return "play" if names is None or phase is None else names[int(phase[0])]
@@ -160,8 +164,9 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         return {name: observation}, {name: {}}
 
     def step(self, action_dict: dict[str, Any]):
-        if self.state is None or self.state.done[0]:
-            raise RuntimeError("the game is over (or never started); call reset()")
+        self._require_reset("step()")
+        if self.state.done[0]:
+            raise RuntimeError(f"{self.game_spec.name}: the game is over; call reset()")
         seat = int(self.state.to_move[0])
         agent = self.possible_agents[seat]
         if not isinstance(action_dict, dict) or list(action_dict) != [agent]:
@@ -218,8 +223,9 @@ class FruitMultiAgentEnv(MultiAgentEnv):
         return self._end_of_game(truncated=False, illegal_by=self.possible_agents[seat])
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.state is None:
+        if self.render_mode is None:
             return None
+        self._require_reset("render()")
         return self.rules.render(self.state, 0)
 
 

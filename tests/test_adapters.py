@@ -377,3 +377,98 @@ def test_game_spec_declares_its_facts():
     assert spec.reward_bounds(spec.make_config(3, reward="score"))[1] > 100
     assert "same_sort_bonus" in spec.describe_options()
     assert get_spec("cherry_picking_v0") is get_spec("CherryPicking") is spec
+
+
+# --- issue 29: the vector env's illegal-action flag, parallel envs for turn-based games, masks in info ----
+
+
+def test_vector_env_flags_a_game_lost_by_an_illegal_action():
+    """Issue 29: the single-game env's info said `illegal_action`, the vector env's did not, so a loss by an
+    illegal move looked like a real loss."""
+    envs = gymnasium.make_vec("fruit_envs/CherryPicking-v0", num_envs=4, opponent="random", seat=0)
+    _, info = envs.reset(seed=0)
+    mask = info["action_mask"]
+    actions = np.argmax(mask, axis=1)
+    actions[1] = int(np.flatnonzero(~mask[1])[0])  # game 1: an illegal move, which loses it
+    _, rewards, terminated, _, info = envs.step(actions)
+    assert terminated.tolist() == [False, True, False, False] and rewards[1] == -1
+    assert info["illegal_action"].tolist() == [False, True, False, False]
+    assert info["_illegal_action"].tolist() == [False, True, False, False] and info["outcome"][1] == -1
+    finished = 0
+    for _ in range(400):  # later games end by the rules: flagged False
+        _, _, terminated, truncated, info = envs.step(np.argmax(info["action_mask"], axis=1))
+        ended = terminated | truncated
+        if ended.any():
+            assert not info["illegal_action"][ended].any() and info["_illegal_action"].tolist() == ended.tolist()
+            finished += int(ended.sum())
+    assert finished > 0
+
+
+def test_sb3_vec_env_flags_illegal_losses_too():
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    env = FruitSB3VecEnv("cherry_picking", num_envs=2, seat=0)
+    env.reset()
+    mask = env.action_masks()
+    env.step_async(np.array([first_legal(mask[0]), int(np.flatnonzero(~mask[1])[0])]))
+    _, _, done, infos = env.step_wait()
+    assert done.tolist() == [False, True] and infos[1]["illegal_action"] is True and infos[1]["outcome"] == -1
+
+
+@pytest.mark.parametrize("game", ["fruit_picking", "juicy_fruits"])
+def test_parallel_env_of_a_turn_based_game_adds_the_wait_action(game):
+    """Issue 29: Fruit Picking and Juicy Fruits had no parallel env. The seat to move chooses from its
+    own mask; every other seat has only the wait action the env adds, one past the game's last."""
+    module = fruit_envs.all_environments[f"fruit/{get_spec(game).pettingzoo_name}"]
+    A = get_spec(game).num_actions
+    env, aec = module.parallel_env(num_players=3), module.raw_env(num_players=3)
+    assert env.wait_action == A and env.action_space("player_0").n == A + 1
+    assert env.observation_space("player_1")["action_mask"].shape == (A + 1,)
+    observations, infos = env.reset(seed=5)
+    aec.reset(seed=5)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while env.agents:
+        mover = aec.agent_selection
+        for agent, obs in observations.items():
+            mask = obs["action_mask"].astype(bool)
+            np.testing.assert_array_equal(infos[agent]["action_mask"], obs["action_mask"])
+            if agent == mover:
+                np.testing.assert_array_equal(mask[:A], aec.action_mask(agent).astype(bool))
+                assert not mask[A]
+            else:
+                assert np.flatnonzero(mask).tolist() == [A]
+            np.testing.assert_array_equal(obs["observation"], aec.observe(agent)["observation"])
+        action = int(rng.choice(np.flatnonzero(observations[mover]["action_mask"])))
+        observations, rewards, terms, truncs, infos = env.step({a: action if a == mover else A for a in env.agents})
+        aec.step(action)  # the same game, one decision per parallel step
+        steps += 1
+        if not env.agents:
+            assert all(terms.values()) or all(truncs.values())
+            assert rewards == {a: aec.rewards[a] for a in rewards}
+    assert steps > 20 and (all(aec.terminations.values()) or all(aec.truncations.values()))
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_mask_in_observation_false_gives_the_array_and_the_mask_in_info(game):
+    """Issue 29: AgileRL refuses any observation holding an `action_mask` key; the option leaves it in info only."""
+    module = fruit_envs.all_environments[f"fruit/{get_spec(game).pettingzoo_name}"]
+    n = get_spec(game).default_num_players
+    plain, usual = module.env(mask_in_observation=False), module.env()
+    assert plain.observation_space("player_0") == usual.observation_space("player_0")["observation"]
+    plain.reset(seed=1)
+    usual.reset(seed=1)
+    for agent in plain.agent_iter(200):
+        observation, _, termination, truncation, info = plain.last()
+        expected = usual.observe(agent)
+        assert isinstance(observation, np.ndarray) and observation.shape == plain.observation_space(agent).shape
+        np.testing.assert_array_equal(observation, expected["observation"])
+        np.testing.assert_array_equal(info["action_mask"], expected["action_mask"])
+        action = None if termination or truncation else first_legal(info["action_mask"])
+        plain.step(action)
+        usual.step(action)
+    parallel = module.parallel_env(num_players=n, mask_in_observation=False)
+    observations, infos = parallel.reset(seed=1)
+    assert all(isinstance(o, np.ndarray) for o in observations.values()) and set(infos) == set(observations)
+    with pytest.raises(ValueError, match="mask_in_observation must be True"):
+        module.raw_env(mask_in_observation="no")

@@ -17,10 +17,11 @@ from conftest import game_ids
 
 import fruit_envs
 from fruit_envs import cherry_picking_v0
+from fruit_envs.core import rng as frng
 from fruit_envs.core import state as fstate
 from fruit_envs.core import validate
 from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
-from fruit_envs.core.errors import IllegalActionError, InvalidActionError, StateError
+from fruit_envs.core.errors import IllegalActionError, InvalidActionError, ResetNeededError, StateError
 from fruit_envs.core.gym_env import FruitVectorEnv
 from fruit_envs.core.spec import get_spec
 
@@ -206,8 +207,97 @@ def test_action_masks_before_reset_say_so():
         FruitVectorEnv(num_envs=2),
         FruitSB3VecEnv("cherry_picking", num_envs=2),
     ):
-        with pytest.raises(RuntimeError, match=r"call reset\(\) before action_masks\(\)"):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) \(or load_state\(\)\) before action_masks\(\)"):
             env.action_masks()
+
+
+def calls_before_reset(game: str):
+    """(adapter, what, call) for every public method and property of every adapter that needs a game."""
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+    from fruit_envs.rllib_env import FruitMultiAgentEnv
+
+    module = fruit_envs.all_environments[f"fruit/{get_spec(game).pettingzoo_name}"]
+    a = "player_0"
+    for name, make in (("raw_env()", module.raw_env), ("env()", module.env)):
+        for what, call in (
+            ("last()", lambda e: e.last()),
+            ("agent_iter()", lambda e: next(iter(e.agent_iter()))),
+            (f"observe('{a}')", lambda e: e.observe(a)),
+            ("state()", lambda e: e.state()),
+            ("action_mask()", lambda e: e.action_mask()),
+            ("render()", lambda e: e.render()),
+            ("step()", lambda e: e.step(0)),
+            ("agent_selection", lambda e: e.agent_selection),
+            ("rewards", lambda e: e.rewards),
+            ("terminations", lambda e: e.terminations),
+            ("infos", lambda e: e.infos),
+        ):
+            yield name, what, (lambda make=make, call=call: call(make(render_mode="ansi")))
+    for what, call in (
+        ("step()", lambda e: e.step({a: 0})),
+        ("state()", lambda e: e.state()),
+        ("render()", lambda e: e.render()),
+    ):
+        yield "parallel_env()", what, (lambda call=call: call(module.parallel_env(render_mode="ansi")))
+    gym_id = get_spec(game).gym_id
+    for name, make in (
+        ("gymnasium.make", lambda: gymnasium.make(gym_id, render_mode="ansi")),
+        ("FruitEnv", lambda: gymnasium.make(gym_id, render_mode="ansi").unwrapped),
+    ):
+        for what, call in (
+            ("step()", lambda e: e.step(0)),
+            ("render()", lambda e: e.render()),
+            ("action_masks()", lambda e: e.unwrapped.action_masks()),
+            ("seat", lambda e: e.unwrapped.seat),
+        ):
+            yield name, what, (lambda make=make, call=call: call(make()))
+    for what, call in (
+        ("step()", lambda e: e.step(np.zeros(2, dtype=np.int64))),
+        ("render()", lambda e: e.render()),
+        ("action_masks()", lambda e: e.action_masks()),
+        ("seats", lambda e: e.seats),
+    ):
+        yield "make_vec", what, (lambda call=call: call(gymnasium.make_vec(gym_id, num_envs=2, render_mode="ansi")))
+    for what, call in (
+        ("step()", lambda e: e.step(np.zeros(2, dtype=np.int64))),
+        ("action_masks()", lambda e: e.env_method("action_masks")),
+    ):
+        yield "FruitSB3VecEnv", what, (lambda call=call: call(FruitSB3VecEnv(game, num_envs=2)))
+    rllib = {"game": game, "render_mode": "ansi"}
+    for what, call in (("step()", lambda e: e.step({a: 0})), ("render()", lambda e: e.render())):
+        yield "RLlib", what, (lambda call=call: call(FruitMultiAgentEnv(rllib)))
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_adapter_used_before_reset_says_so(game):
+    """Issue 29: `raw_env().last()` before reset raised PettingZoo's AttributeError 'agent_selection',
+    `env()` its AssertionErrors, `render()` returned None: every adapter now raises one clear error."""
+    name = get_spec(game).name
+    calls = list(calls_before_reset(game))
+    assert len(calls) >= 30
+    for adapter, what, call in calls:
+        with pytest.raises(ResetNeededError) as error:
+            call()
+        assert str(error.value) == f"{name}: call reset() (or load_state()) before {what}", (adapter, what)
+        assert isinstance(error.value, RuntimeError) and isinstance(error.value, AttributeError)
+
+
+def test_state_attributes_before_reset_still_answer_hasattr():
+    """`ResetNeededError` is an `AttributeError` too: `hasattr`/`getattr` with a default keep working."""
+    env = cherry_picking_v0.raw_env()
+    assert not hasattr(env, "agent_selection") and getattr(env, "rewards", "none") == "none"
+    env.reset(seed=0)
+    assert env.agent_selection == "player_0" and hasattr(env, "rewards")
+
+
+def test_load_state_through_env_counts_as_a_reset():
+    """`env().load_state(...)` starts a game as `reset()` does: no error from the order checks after it."""
+    spec = get_spec("cherry_picking")
+    env = cherry_picking_v0.env()
+    env.load_state(spec.rules.init(spec.make_config(2), frng.keys_from_seed(3, 1)))
+    observation, reward, termination, truncation, _ = env.last()
+    assert observation["action_mask"].any() and not termination and not truncation
+    env.step(legal_of(observation["action_mask"]))
 
 
 def test_parallel_env_refuses_unknown_agents():
@@ -591,3 +681,57 @@ def test_missing_sb3_names_the_extra(monkeypatch):
 
 def test_illegal_action_error_is_still_what_callers_catch():
     assert issubclass(InvalidActionError, IllegalActionError) and issubclass(InvalidActionError, ValueError)
+
+
+# --- output paths: checked by writing, before any work ----------------------------------------------
+
+UNWRITABLE = "/proc/fruit_envs_nope"  # refused to everyone, root included, though os.access may say yes
+
+
+def command_mains():
+    from fruit_envs import pictures, replay
+    from fruit_envs.benchmarks import throughput, tournament
+    from fruit_envs.training import baselines, bc, train_ppo, train_rllib
+
+    return {
+        "replay --gif": (replay.main, ["games.jsonl", "--gif", f"{UNWRITABLE}/game.gif"]),
+        "replay --png": (replay.main, ["games.jsonl", "--png", f"{UNWRITABLE}/strip.png"]),
+        "tournament --out": (tournament.main, ["--game", "cherry_picking", "--out", UNWRITABLE]),
+        "tournament --record": (tournament.main, ["--game", "cherry_picking", "--record", f"{UNWRITABLE}/g.jsonl"]),
+        "throughput --out": (throughput.main, ["--out", UNWRITABLE]),
+        "train_ppo --runs-dir": (train_ppo.main, ["--runs-dir", UNWRITABLE, "--total-timesteps", "128"]),
+        "train_rllib --runs-dir": (train_rllib.main, ["--runs-dir", UNWRITABLE]),
+        "demonstrations --out": (bc.main, ["--game", "cherry_picking", "--out", f"{UNWRITABLE}/d.npz"]),
+        "baselines export --out": (baselines.main, ["export", "runs/x", "--out", UNWRITABLE]),
+        "baselines retrain --runs-dir": (baselines.main, ["retrain", "--runs-dir", UNWRITABLE]),
+        "pictures": (pictures.main, [UNWRITABLE]),
+    }
+
+
+@pytest.mark.parametrize("command", sorted(command_mains()))
+def test_every_command_that_writes_refuses_an_unwritable_path_first(command, capsys):
+    """Issue 29: the check trusted `os.access` on the first existing folder, true for root almost everywhere,
+    so `play --record /proc/nope/x.jsonl` played the game and lost it. Every command checks by writing."""
+    main, argv = command_mains()[command]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own refusal of a bad --out
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert UNWRITABLE in err and "Traceback" not in err
+
+
+def test_the_path_check_leaves_nothing_behind(tmp_path):
+    new_file = tmp_path / "a" / "b" / "games.jsonl"
+    assert validate.writable_file(new_file, "--record") == new_file
+    assert list(tmp_path.iterdir()) == [], "the folders the check made are gone again"
+    assert validate.writable_dir(tmp_path / "runs" / "deep", "--runs-dir") == tmp_path / "runs" / "deep"
+    assert list(tmp_path.iterdir()) == []
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("a record\n")
+    validate.writable_file(kept)
+    assert kept.read_text() == "a record\n"
+    for bad, message in ((f"{UNWRITABLE}/x.jsonl", "cannot make the folder"), (kept / "x", "is a file")):
+        with pytest.raises(ValueError, match=message):
+            validate.writable_file(bad, "--record")

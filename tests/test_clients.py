@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode
 import fruit_envs
 from fruit_envs.core.spec import get_spec
 
-SIMULTANEOUS = [g for g in game_ids() if get_spec(g).simultaneous]
+PARALLEL = game_ids()  # every game has a parallel env (issue 29: the turn-based ones too)
 
 
 def module(game: str):
@@ -72,7 +72,7 @@ def test_envs_pickle_and_deepcopy_mid_game():
         np.testing.assert_array_equal(clone.state(), parallel.state())
 
 
-@pytest.mark.parametrize("game", SIMULTANEOUS)
+@pytest.mark.parametrize("game", PARALLEL)
 def test_parallel_info_holds_each_agents_action_mask(game):
     env = module(game).parallel_env()
     observations, infos = env.reset(seed=0)
@@ -194,7 +194,7 @@ def test_torchrl_pettingzoo_wrapper_aec_with_mask_and_state(game):
         _assert_legal(td, group)
 
 
-@pytest.mark.parametrize("game", SIMULTANEOUS)
+@pytest.mark.parametrize("game", PARALLEL)
 def test_torchrl_pettingzoo_wrapper_parallel(game):
     client("torchrl")
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
@@ -323,14 +323,15 @@ def test_tianshou_dqn_trains_in_one_seat():
 # --- SuperSuit -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", SIMULTANEOUS)
+@pytest.mark.parametrize("game", PARALLEL)
 def test_supersuit_vector_env_of_a_parallel_env(game):
     """`pettingzoo_env_to_vec_env_v1` + `concat_vec_envs_v1`: each agent of each copy is a row."""
     ss = client("supersuit")
 
-    env = module(game).parallel_env(num_players=2)
+    players = min(2, max(get_spec(game).player_counts))
+    env = module(game).parallel_env(num_players=players)
     envs = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), 2, num_cpus=0, base_class="gymnasium")
-    assert envs.num_envs == 4
+    assert envs.num_envs == 2 * players
     obs, infos = envs.reset(seed=0)
     rng = np.random.default_rng(0)
     finished = 0

@@ -128,9 +128,11 @@ def test_pettingzoo_api(game, players):
     api_test(make_aec_env(game, num_players=players), num_cycles=1000)
 
 
-@pytest.mark.parametrize("game, players", [gp for gp in game_player_params() if get_spec(gp[0]).simultaneous])
+@pytest.mark.parametrize("game, players", game_player_params())
 def test_pettingzoo_parallel_api(game, players):
+    """Every game has a parallel env (issue 29: the turn-based ones too), also with the mask in info only."""
     parallel_api_test(FruitParallelEnv(game, num_players=players), num_cycles=1000)
+    parallel_api_test(FruitParallelEnv(game, num_players=players, mask_in_observation=False), num_cycles=200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unmasked random actions are illegal and end the game: expected
         parallel_seed_test(lambda: FruitParallelEnv(game, num_players=players))

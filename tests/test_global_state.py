@@ -93,7 +93,7 @@ def test_global_state_is_batched_and_space_is_shared_by_the_parallel_env():
 
 def test_state_needs_a_started_game():
     env = fruit_envs.cherry_picking_v0.raw_env()
-    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+    with pytest.raises(RuntimeError, match=r"call reset\(\) \(or load_state\(\)\) before state\(\)"):
         env.state()
     assert env.game_state is None
 

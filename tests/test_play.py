@@ -195,3 +195,34 @@ def test_text_play_needs_no_pillow(monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL.Image", None)
     code, out = run_play(["--game", "cherry_picking", "--seed", "3", "--seat", "0", "--no-record"], "1\nq\n")
     assert code == 1 and "view of player_0" in out and "you: play " in out
+
+
+def test_an_unwritable_record_or_picture_path_stops_before_the_game(capsys):
+    """Issue 29: as root, `--record /proc/nope/x.jsonl` passed the `os.access` check, the game was played,
+    then lost to a FileNotFoundError; `--picture` there failed with a traceback at the first render."""
+    for option in ("--record", "--picture"):
+        argv = ["--game", "cherry_picking", "--seed", "1", "--seat", "0", option, "/proc/fruit_envs_nope/x.png"]
+        code, out = run_play(argv, "q\n")
+        err = capsys.readouterr().err
+        assert code == 2 and f"error: {option} '/proc/fruit_envs_nope/x.png'" in err, err
+        assert "you are player_0" not in out, "refused before the first move"
+
+
+def test_a_record_path_that_breaks_during_the_game_loses_nothing(tmp_path, monkeypatch, capsys):
+    """The record file was writable when the game began but is not at its end: the game goes elsewhere."""
+    write = frecord.write_records
+    target = tmp_path / "plays.jsonl"
+
+    def refuse_the_chosen_path(path, records):
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied")
+        return write(path, records)
+
+    monkeypatch.setattr(frecord, "write_records", refuse_the_chosen_path)
+    code, out = run_play(["--game", "cherry_picking", "--seed", "4", "--seat", "0", "--record", str(target)], "1\nq\n")
+    err = capsys.readouterr().err
+    assert code == 1 and "cannot be written now" in err
+    saved = Path(re.search(r"game saved to (\S+)", out).group(1))
+    (record,) = frecord.read_records(saved)
+    assert len(record.actions) >= 1 and record.meta["source"] == "play"
+    saved.unlink()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import signal
 import subprocess
@@ -167,6 +168,50 @@ def test_tiny_run_writes_every_promised_file_and_resumes(game, tmp_path, capsys)
     if solo:
         assert set(summary["eval"]) == {"ppo", "random", "greedy"} and "mean_score" in summary["eval"]["ppo"]
         assert [r["agent"] for r in rows(run / "eval.csv")].count("random") == 1, "baselines are logged once per run"
+
+
+def test_a_second_signal_while_saving_says_so_and_the_save_finishes(capfd):
+    """Issue 29: a second SIGTERM while the checkpoint is being saved printed a traceback (it raised
+    KeyboardInterrupt). Now it says so in one line; the save goes on and the first signal's status stands."""
+    from fruit_envs.training.train_ppo import Interrupted
+
+    saved = []
+    with Interrupted() as interrupted:
+        os.kill(os.getpid(), signal.SIGTERM)  # the first: stop at the next decision
+        assert interrupted.signal == signal.SIGTERM
+        os.kill(os.getpid(), signal.SIGTERM)  # the second, as if during the save below
+        os.kill(os.getpid(), signal.SIGINT)
+        saved.append("checkpoint")
+    assert saved == ["checkpoint"] and interrupted.signal == signal.SIGTERM
+    lines = [line for line in capfd.readouterr().err.splitlines() if line]
+    assert lines == [
+        "SIGTERM: already stopping after SIGTERM and saving the checkpoint",
+        "SIGINT: already stopping after SIGTERM and saving the checkpoint",
+    ]
+
+
+def test_two_sigterms_stop_with_one_line_and_an_intact_checkpoint(tmp_path):
+    runs = tmp_path / "runs"
+    cmd = [sys.executable, "-m", "fruit_envs.training.train_ppo", "--total-timesteps", "100000000"]
+    cmd += ["--eval-every", "100000000", "--checkpoint-every", "100000000", "--runs-dir", str(runs), *TINY]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while not list(runs.glob("*/progress.csv")) or len(rows(next(runs.glob("*/progress.csv")))) < 2:
+            assert time.time() < deadline, "training never logged two updates"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and "checkpoint saved" in err
+    assert err.count("already stopping after SIGTERM") <= 1
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(only_run(runs) / "checkpoints" / "latest.zip", device="cpu").num_timesteps > 0
 
 
 def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_path):

@@ -75,10 +75,21 @@ def test_aec_env_truncates_the_clogged_game_with_no_reward():
         assert list(returns.values()) == rewards
 
 
-def test_parallel_env_is_not_offered_for_turn_based_juicy_fruits():
+def test_parallel_env_of_turn_based_juicy_fruits_truncates_with_no_reward():
+    """Issue 29 gave the turn-based games a parallel env: the clogged game is cut off there too, no outcome."""
     assert not get_spec("juicy_fruits").simultaneous
-    with pytest.raises(ValueError, match="no simultaneous decisions"):
-        FruitParallelEnv("juicy_fruits")
+    for last_round, truncated, rewards in ((False, True, [0.0, 0.0]), (True, False, [1.0, -1.0])):
+        env = FruitParallelEnv("juicy_fruits")
+        env.reset(seed=0)
+        observations, _ = env.load_state(clogged(last_round=last_round))
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        while env.agents:
+            actions = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+            observations, step_rewards, terms, truncs, _ = env.step(actions)
+            for agent, reward in step_rewards.items():
+                returns[agent] += reward
+        assert all(t is truncated for t in truncs.values()) and all(t is (not truncated) for t in terms.values())
+        assert list(returns.values()) == rewards
 
 
 def test_gymnasium_env_truncates_and_still_gives_the_final_observation():

@@ -21,8 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from fruit_envs._cli import prog
+from fruit_envs._cli import prog, writable_dir
 from fruit_envs.agents.ppo import BASELINES, shipped_baselines
+from fruit_envs.core import validate
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -119,11 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("list", help="the shipped baselines and what they were trained on")
     one = commands.add_parser("export", help="copy a finished run's policy into the baselines folder")
     one.add_argument("run_dir", type=Path)
-    one.add_argument("--out", type=Path, default=None, help="baselines folder (default: the checkout's)")
+    one.add_argument("--out", type=writable_dir, default=None, help="baselines folder (default: the checkout's)")
     every = commands.add_parser("retrain", help="train every recipe (or --games) and export the results")
     every.add_argument("--games", nargs="*", default=None, help="recipe names (default: all)")
-    every.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where the run folders go")
-    every.add_argument("--out", type=Path, default=None, help="baselines folder (default: the checkout's)")
+    every.add_argument("--runs-dir", type=writable_dir, default=Path("runs"), help="where the run folders go")
+    every.add_argument("--out", type=writable_dir, default=None, help="baselines folder (default: the checkout's)")
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{meta['timesteps']:,} timesteps; final evaluation {meta['final_eval']}"
                 )
             return 0
-        out = args.out or default_out()
+        out = args.out or validate.writable_dir(default_out(), "baselines folder")  # before hours of training
         if args.command == "export":
             meta = export(args.run_dir, out)
             print(f"exported {meta['game']} {meta['num_players']}p to {out}")

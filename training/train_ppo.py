@@ -36,6 +36,7 @@ import numpy as np
 
 from fruit_envs._checkout import provenance
 from fruit_envs._cli import prog, progress_bar
+from fruit_envs.core import validate
 
 
 @dataclass
@@ -355,7 +356,6 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     unknown league agents, a runs folder that cannot be written; and, for a run that is `starting`
     (a resume plays no warm start), warm-start flags that would be ignored."""
     from fruit_envs.agents import make_agent
-    from fruit_envs.core import validate
 
     at_least = {
         "total_timesteps": 1,
@@ -406,11 +406,14 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
-    validate.writable_dir(args.runs_dir, "--runs-dir")
+    if starting:  # a resumed run writes in its own folder, checked where it is read
+        validate.writable_dir(args.runs_dir, "--runs-dir")
 
 
 class Interrupted:
-    """Turns SIGINT/SIGTERM into a flag the training loop checks between decisions."""
+    """Turns SIGINT/SIGTERM into a flag the training loop checks between decisions. The run then stops
+    at the next decision and saves its checkpoint; a second signal only says so (one line), so the
+    checkpoint is finished and the exit status stays that of the first signal. SIGKILL stops at once."""
 
     def __init__(self):
         self.signal = None
@@ -420,8 +423,11 @@ class Interrupted:
         return self
 
     def _handle(self, signum, frame):
-        if self.signal is not None:  # a second signal: stop at once (checkpoint files stay atomic)
-            raise KeyboardInterrupt
+        if self.signal is not None:
+            first = signal.Signals(self.signal).name
+            line = f"\n{signal.Signals(signum).name}: already stopping after {first} and saving the checkpoint\n"
+            os.write(2, line.encode())  # not print: the handler may have interrupted a write to stderr
+            return
         self.signal = signum
 
     def __exit__(self, *exc):
@@ -589,6 +595,7 @@ def train(args: Args) -> dict:
             raise ValueError(f"--resume {run_dir}: no config.json there; is it a run folder?")
         if not (run_dir / "checkpoints" / "latest.zip").is_file():
             raise ValueError(f"--resume {run_dir}: no checkpoints/latest.zip to continue from")
+        validate.writable_dir(run_dir / "checkpoints", "--resume")
         saved = json.loads(config_path.read_text())
         new_total = args.resume_total_timesteps
         progress_flag = args.progress

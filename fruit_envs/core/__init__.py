@@ -4,6 +4,7 @@ from fruit_envs.core.errors import (
     DescriptionError,
     IllegalActionError,
     InvalidActionError,
+    ResetNeededError,
     StateError,
     UnknownOptionError,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "GameSpec",
     "IllegalActionError",
     "InvalidActionError",
+    "ResetNeededError",
     "StateError",
     "UnknownOptionError",
     "from_bytes",

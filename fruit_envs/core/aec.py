@@ -15,22 +15,23 @@ from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
-from fruit_envs.core.errors import IllegalActionError, StateError
+from fruit_envs.core.errors import IllegalActionError, ResetNeededError, StateError
 from fruit_envs.core.spec import GameSpec, get_spec
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
-def _observation_space(spec: GameSpec, config) -> gymnasium.spaces.Dict:
-    rules = spec.rules
-    return gymnasium.spaces.Dict(
-        {
-            "observation": gymnasium.spaces.Box(
-                low=0.0, high=rules.OBSERVATION_HIGH, shape=spec.observation_shape(config), dtype=spec.observation_dtype
-            ),
-            "action_mask": gymnasium.spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
-        }
+def _observation_space(
+    spec: GameSpec, config, num_actions: int, mask_in_observation: bool
+) -> gymnasium.spaces.Dict | gymnasium.spaces.Box:
+    """`Dict(observation, action_mask)`, or the observation's `Box` alone when the mask is only in `info`."""
+    observation = gymnasium.spaces.Box(
+        low=0.0, high=spec.rules.OBSERVATION_HIGH, shape=spec.observation_shape(config), dtype=spec.observation_dtype
     )
+    if not mask_in_observation:
+        return observation
+    mask = gymnasium.spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8)
+    return gymnasium.spaces.Dict({"observation": observation, "action_mask": mask})
 
 
 def _check_render_mode(render_mode):
@@ -48,8 +49,7 @@ class _GlobalState:
     def __call__(self) -> np.ndarray:
         """`(G,)` float32: every seat's observation, then the referee's full view of the game (hidden
         parts included), laid out as `fruit_envs.core.global_state` says; for centralized critics only."""
-        if self._env._state is None:
-            raise RuntimeError("state() is defined once the game has started; call reset() first")
+        self._env._require_reset("state()")
         return fglobal.global_state(self._env._state)[0]
 
     def __getattr__(self, name: str):
@@ -86,9 +86,28 @@ class _SingleGame:
     `render_seat=None` shows the referee's full view; a seat number shows only what that seat may know.
     Recording: `record=PATH` appends every finished game to a JSON-lines file (a list or a callable
     receive `GameRecord`s instead); `game_record()` is the current game's record at any time.
+    Observations: `{"observation", "action_mask"}` dicts, as PettingZoo classic; with
+    `mask_in_observation=False`, the observation array alone, the mask only in `info["action_mask"]`
+    (what AgileRL's multi-agent algorithms and other clients that refuse dict observations want).
     """
 
-    def _setup(self, game, num_players, render_mode, options, render_seat=None, record=None):
+    def _setup(
+        self,
+        game,
+        num_players,
+        render_mode,
+        options,
+        render_seat=None,
+        record=None,
+        mask_in_observation=True,
+        wait=None,
+    ):
+        if not isinstance(mask_in_observation, (bool, np.bool_)):
+            raise ValueError(
+                f"mask_in_observation must be True (dict observations) or False (the array, mask in info), "
+                f"got {mask_in_observation!r}"
+            )
+        self.mask_in_observation = bool(mask_in_observation)
         self.spec = get_spec(game)
         self.config = self.spec.make_config(num_players, **options)
         _check_render_mode(render_mode)
@@ -110,8 +129,9 @@ class _SingleGame:
         self._record_written = False
         self.possible_agents = [f"player_{k}" for k in range(self.config.num_players)]
         self.agents = []
-        self._obs_space = _observation_space(self.spec, self.config)
-        self._act_space = gymnasium.spaces.Discrete(self.spec.num_actions)
+        self.num_actions = self.spec.num_actions + (wait == self.spec.num_actions)  # a wait added at the end
+        self._obs_space = _observation_space(self.spec, self.config, self.num_actions, self.mask_in_observation)
+        self._act_space = gymnasium.spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
         self.state_space = fglobal.space(self.spec, self.config)
@@ -149,7 +169,7 @@ class _SingleGame:
 
     def _require_reset(self, what: str) -> None:
         if self._state is None:
-            raise RuntimeError(f"{self.spec.name}: call reset() (or load_state()) before {what}")
+            raise ResetNeededError(self.spec.name, what)
 
     def _seat_of(self, agent) -> int:
         """The seat number of an agent name, after reset; a clear error for anything else."""
@@ -166,8 +186,9 @@ class _SingleGame:
         self._set_state(self.rules.init(self.config, key))
         self._begin_record({"key": int(key[0])})
 
-    def load_state(self, state) -> None:
-        """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`)."""
+    def load_state(self, state):
+        """Continue from a given batch-of-1 state (e.g. from `from_description` or `state.load`); returns
+        what `reset()` returns (None in the AEC env, the observations and infos in the parallel env)."""
         if getattr(state, "GAME", None) != self.spec.id:
             raise StateError(
                 f"load_state: expected a {self.spec.name} state ({self.spec.id}), "
@@ -176,7 +197,7 @@ class _SingleGame:
         validate.check_state(state, "load_state", config=self.config, batch_size=1)
         self._set_state(state.copy())
         self._begin_record({"start": self.rules.describe(self._state, 0)})
-        self._after_load()
+        return self._after_load()
 
     # -- recording -------------------------------------------------------------------------------
 
@@ -222,11 +243,11 @@ class _SingleGame:
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def _obs(self, seat: int, mask: np.ndarray) -> dict:
-        return {
-            "observation": self.rules.observe(self._state, seat)[0],
-            "action_mask": mask.astype(np.int8),
-        }
+    def _obs(self, seat: int, mask: np.ndarray) -> dict | np.ndarray:
+        observation = self.rules.observe(self._state, seat)[0]
+        if not self.mask_in_observation:
+            return observation
+        return {"observation": observation, "action_mask": np.asarray(mask, dtype=np.int8)}
 
     def render(self):
         if self.render_mode is None:
@@ -234,8 +255,7 @@ class _SingleGame:
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
             )
             return None
-        if self._state is None:
-            return None
+        self._require_reset("render()")
         return fpicture.render_frame(self, self.spec.name, self._state, 0, self.render_seat)
 
     def close(self):
@@ -247,18 +267,41 @@ class _SingleGame:
 class FruitAECEnv(_SingleGame, AECEnv):
     """PettingZoo AEC env of one game; illegal actions raise `IllegalActionError` and change nothing."""
 
-    def __init__(self, game, num_players=None, render_mode=None, render_seat=None, record=None, **options):
+    def __init__(
+        self,
+        game,
+        num_players=None,
+        render_mode=None,
+        render_seat=None,
+        record=None,
+        mask_in_observation: bool = True,
+        **options,
+    ):
         super().__init__()
-        self._setup(game, num_players, render_mode, options, render_seat, record)
+        self._setup(game, num_players, render_mode, options, render_seat, record, mask_in_observation)
         self.metadata = {
             "name": self.spec.pettingzoo_name,
             "render_modes": list(RENDER_MODES),
             "is_parallelizable": False,
         }
 
+    def __getattr__(self, name: str):
+        """Only reached for attributes not set yet: those that `reset()` sets say so."""
+        if name in _SET_BY_RESET and "spec" in self.__dict__:
+            self._require_reset(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def reset(self, seed=None, options=None):
         self._new_game(seed)
         self._after_load()
+
+    def last(self, observe: bool = True):
+        self._require_reset("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._require_reset("agent_iter()")
+        return super().agent_iter(max_iter)
 
     def _after_load(self):
         self.agents = self.possible_agents[:]
@@ -276,6 +319,7 @@ class FruitAECEnv(_SingleGame, AECEnv):
         self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
 
     def observe(self, agent):
+        self._require_reset(f"observe({agent!r})")
         seat = self._seat_of(agent)
         return self._obs(seat, self._mask(seat))
 
@@ -314,6 +358,9 @@ class FruitAECEnv(_SingleGame, AECEnv):
             self.render()
 
 
+_SET_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos"})
+
+
 def _phase(env) -> str:
     names = getattr(env.rules, "PHASE_NAMES", None)
     phase = getattr(env.game_state, "phase", None)
@@ -322,6 +369,10 @@ def _phase(env) -> str:
 
 class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
     """PettingZoo's wrapper, also telling the env that an illegal move ended the game (for its record)."""
+
+    def load_state(self, state) -> None:
+        self.env.load_state(state)
+        self._terminated, self._prev_obs, self._prev_info = False, None, None  # a new position, as reset() leaves
 
     def step(self, action):
         agent, already = self.agent_selection, self._terminated
@@ -345,20 +396,69 @@ class _CheckAction(wrappers.BaseWrapper):
         super().step(validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}"))
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks, raising the raw env's `ResetNeededError` (not an `AssertionError`) for
+    anything used before `reset()`; `load_state()` through it counts as a reset."""
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise ResetNeededError(self.unwrapped.spec.name, what)
+
+    def __getattr__(self, name: str):
+        if name in _SET_BY_RESET | {"agents", "num_agents"}:
+            self._require_reset(name)
+        return super().__getattr__(name)
+
+    def render(self):
+        self._require_reset("render()")
+        return super().render()
+
+    def step(self, action) -> None:
+        self._require_reset("step()")
+        super().step(action)
+
+    def observe(self, agent):
+        self._require_reset(f"observe({agent!r})")
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        self._require_reset("state()")
+        return super().state()
+
+    def last(self, observe: bool = True):
+        self._require_reset("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._require_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
+    def action_mask(self, agent=None) -> np.ndarray:
+        self._require_reset("action_mask()")
+        return self.unwrapped.action_mask(agent)
+
+    def load_state(self, state) -> None:
+        self.env.load_state(state)
+        self._has_reset = self._has_updated = True
+
+
 def make_aec_env(game, illegal_reward: float = -1.0, **kwargs):
     """`raw_env` wrapped like PettingZoo classic: an illegal move loses, ends the game, logs a warning."""
     env = FruitAECEnv(game, **kwargs)
     env = _TerminateIllegal(env, illegal_reward=illegal_reward)
     env = _CheckAction(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return _OrderEnforcing(env)
 
 
 class FruitParallelEnv(_SingleGame, ParallelEnv):
-    """PettingZoo parallel env for games with simultaneous decisions.
+    """PettingZoo parallel env: every live agent sends an action each step.
 
-    Every live agent sends an action each step. Agents with a decision pending choose from their
-    mask; the others have only the game's wait action. An illegal action follows PettingZoo classic:
-    the offender gets `illegal_reward`, the others 0, the game ends and a warning is logged.
+    Agents with a decision pending choose from their mask; the others have only the wait action. In
+    simultaneous games (Cherry Picking, Quickity Pickity) that is the game's own wait action. A
+    turn-based game has none, so this env adds one: action `A` (one past the game's last action, so
+    the spaces here have `A + 1` actions), the only legal action of every seat whose turn it is not;
+    each step then applies the one decision of the seat to move. An illegal action follows PettingZoo
+    classic: the offender gets `illegal_reward`, the others 0, the game ends and a warning is logged.
     """
 
     def __init__(
@@ -369,12 +469,15 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         illegal_reward: float = -1.0,
         render_seat=None,
         record=None,
+        mask_in_observation: bool = True,
         **options,
     ):
         super().__init__()
-        self._setup(game, num_players, render_mode, options, render_seat, record)
-        if not self.spec.simultaneous or self.spec.wait_action is None:
-            raise ValueError(f"{self.spec.name} has no simultaneous decisions; use the AEC env")
+        spec = get_spec(game)
+        one_seat = max(spec.player_counts) == 1  # nobody ever waits
+        wait = spec.wait_action if spec.wait_action is not None or one_seat else spec.num_actions
+        self._setup(game, num_players, render_mode, options, render_seat, record, mask_in_observation, wait)
+        self.wait_action = wait
         self.illegal_reward = float(illegal_reward)
         self.metadata = {
             "name": self.spec.pettingzoo_name,
@@ -388,28 +491,32 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
 
     def _after_load(self):
         self.agents = self.possible_agents[:]
-        obs = self._observations()
-        return obs, self._infos(obs)
+        masks = self._masks()
+        return self._observations(masks), self._infos(masks)
 
     def _masks(self) -> dict[str, np.ndarray]:
+        """`(num_actions,)` int8 legal actions of every live agent: its own, or the wait action alone (one
+        array per agent, shared by its observation and its info)."""
         acting = self.rules.acting(self._state)[0]
+        extra = self.num_actions - self.spec.num_actions  # 1 where this env added the wait action
         masks = {}
         for k, agent in enumerate(self.possible_agents):
+            if agent not in self.agents:
+                continue
             if acting[k]:
-                masks[agent] = self._mask(k)
+                masks[agent] = np.concatenate([self._mask(k), np.zeros(extra, dtype=bool)]).astype(np.int8)
             else:
-                masks[agent] = np.zeros(self.spec.num_actions, dtype=bool)
-                masks[agent][self.spec.wait_action] = True
+                masks[agent] = np.zeros(self.num_actions, dtype=np.int8)
+                masks[agent][self.wait_action] = 1
         return masks
 
-    def _observations(self):
-        masks = self._masks()
-        return {a: self._obs(k, masks[a]) for k, a in enumerate(self.possible_agents) if a in self.agents}
+    def _observations(self, masks: dict[str, np.ndarray]) -> dict:
+        return {a: self._obs(k, masks[a]) for k, a in enumerate(self.possible_agents) if a in masks}
 
     @staticmethod
-    def _infos(observations: dict) -> dict:
-        """Each agent's info: its observation's `action_mask` (the same array; AgileRL reads it there)."""
-        return {a: {"action_mask": o["action_mask"]} for a, o in observations.items()}
+    def _infos(masks: dict[str, np.ndarray]) -> dict:
+        """Each agent's info: its `action_mask`, the observation's own array (AgileRL reads it there)."""
+        return {a: {"action_mask": m} for a, m in masks.items()}
 
     def step(self, actions: dict):
         self._require_reset("step()")
@@ -424,10 +531,10 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
                 f"{self.spec.name}: every live agent {self.agents} must act, and only they"
                 + (f"; actions missing for {missing}" if missing else "")
                 + (f"; actions for unknown or finished agents {unknown}" if unknown else "")
-                + f" (waiting agents send the wait action {self.spec.wait_action})"
+                + f" (waiting agents send the wait action {self.wait_action})"
             )
         chosen = {
-            agent: validate.as_action(actions[agent], self.spec.num_actions, f"{self.spec.name}: action of {agent}")
+            agent: validate.as_action(actions[agent], self.num_actions, f"{self.spec.name}: action of {agent}")
             for agent in self.agents
         }
         masks = self._masks()
@@ -439,8 +546,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
                 rewards[agent] = self.illegal_reward
             terms = dict.fromkeys(self.agents, True)
             truncs = dict.fromkeys(self.agents, False)
-            obs = self._observations()
-            infos = self._infos(obs)
+            obs, infos = self._observations(masks), self._infos(masks)
             for agent, info in infos.items():
                 info["illegal_action"] = agent in illegal
             self._illegal_ended([self.possible_agents.index(a) for a in illegal], [actions[a] for a in illegal])
@@ -462,8 +568,8 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         done, trunc = bool(state.done[0]), bool(state.truncated[0])
         terms = dict.fromkeys(self.agents, done and not trunc)
         truncs = dict.fromkeys(self.agents, trunc)
-        obs = self._observations()
-        infos = self._infos(obs)
+        masks = self._masks()
+        obs, infos = self._observations(masks), self._infos(masks)
         if done:
             self.agents = []
         if self.render_mode == "human":

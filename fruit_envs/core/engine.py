@@ -16,7 +16,7 @@ import numpy as np
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
-from fruit_envs.core.errors import IllegalActionError
+from fruit_envs.core.errors import IllegalActionError, ResetNeededError
 from fruit_envs.core.spec import Config, GameSpec, game_winners, outcome_codes
 
 
@@ -201,13 +201,17 @@ class LearnerBatch:
         if self.recorder is not None:
             self.recorder.begin(games, keys, [self._players(g) for g in games])
 
+    def require_reset(self, what: str) -> None:
+        """`ResetNeededError` naming `what` while no game has started."""
+        if self.state is None:
+            raise ResetNeededError(self.spec.name, what)
+
     def observe(self) -> np.ndarray:
         return self.rules.observe(self.state, self.seats)
 
     def action_masks(self) -> np.ndarray:
         """`(N, A)` bool: legal actions of the learner in the observation just returned."""
-        if self.state is None:
-            raise RuntimeError(f"{self.spec.name}: call reset() before action_masks()")
+        self.require_reset("action_masks()")
         return self.rules.legal_mask(self.state, self.seats)
 
     def _play_opponents(self) -> np.ndarray:
@@ -262,8 +266,7 @@ class LearnerBatch:
 
         `active`: `(N,)` bool, the games that take their action (default all); the others are left as
         they are, their action ignored, with reward 0 and neither terminated nor truncated."""
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
+        self.require_reset("step()")
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         if (self.state.done & active).any():
             raise RuntimeError("the episode is over; call reset() before step()")

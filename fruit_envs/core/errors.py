@@ -4,6 +4,7 @@ Bad input at a boundary raises one of these `ValueError`s, naming what was wrong
 `InvalidActionError` (not an action at all: wrong type, shape or range), `IllegalActionError` (an
 action the position does not allow), `StateError` (a saved or given state that breaks the schema or
 the game's invariants), `DescriptionError` (a `from_description` dict, naming the offending field).
+An env used before it has a game raises `ResetNeededError` (a `RuntimeError`) in every adapter.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ class InvalidActionError(IllegalActionError):
         self.legal = None
         self.phase = None
         self.player = None
+
+
+class ResetNeededError(RuntimeError, AttributeError):
+    """An env used before `reset()` (or `load_state()`): names the game and what was asked for.
+
+    A `RuntimeError`, as earlier releases raised, and an `AttributeError`, so `hasattr` and
+    `getattr(env, name, default)` on a state attribute (`agent_selection`, `rewards`) still answer."""
+
+    def __init__(self, game: str, what: str):
+        super().__init__(f"{game}: call reset() (or load_state()) before {what}")
 
 
 class StateError(ValueError):

@@ -96,6 +96,8 @@ class FruitEnv(gymnasium.Env):
 
     @property
     def seat(self) -> int:
+        """The learner's seat in the game being played."""
+        self._batch.require_reset("seat")
         return int(self._batch.seats[0])
 
     def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
@@ -115,6 +117,7 @@ class FruitEnv(gymnasium.Env):
         return obs[0], {"action_mask": mask[0], "seat": self.seat}
 
     def step(self, action):
+        self._batch.require_reset("step()")
         action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
         out = self._batch.step(np.array([action]))
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
@@ -139,8 +142,7 @@ class FruitEnv(gymnasium.Env):
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
             )
             return None
-        if self.game_state is None:
-            return None
+        self._batch.require_reset("render()")
         seat = self.seat if self.render_seat == "learner" else self.render_seat
         return fpicture.render_frame(self, self.spec_.name, self.game_state, 0, seat)
 
@@ -164,6 +166,9 @@ class FruitVectorEnv(VectorEnv):
     Our SB3 VecEnv and trainer step the games themselves, same-step, whatever this option says.
     `infos["action_mask"]` and `action_masks()` give the `(N, A)` masks of the returned observations
     (a game that has just ended, next-step, accepts any action: the next step ignores it).
+    Rows of games that end have `infos["outcome"]` (+1 win, -1 loss, 0 draw or truncated) and
+    `infos["illegal_action"]` (True where the learner's illegal action lost it, as in `FruitEnv`),
+    marked by `infos["_outcome"]` and `infos["_illegal_action"]`.
     `render()`: "ansi" gives the text of game 0; "rgb_array" a tuple with the picture of every game
     (as Gymnasium's vector envs do), full view or `render_seat` ("learner" or a seat number).
     `record=PATH` appends every finished game to a JSON-lines file.
@@ -224,6 +229,8 @@ class FruitVectorEnv(VectorEnv):
 
     @property
     def seats(self) -> np.ndarray:
+        """`(N,)` the learner's seat in each game being played."""
+        self._batch.require_reset("seats")
         return self._batch.seats.copy()
 
     def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
@@ -241,6 +248,7 @@ class FruitVectorEnv(VectorEnv):
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def step(self, actions):
+        self._batch.require_reset("step()")
         restarting = self._ended.copy()
         if restarting.any():
             self._batch.restart(np.flatnonzero(restarting))
@@ -254,7 +262,8 @@ class FruitVectorEnv(VectorEnv):
         if finished.any():
             outcome = np.zeros(self.num_envs, dtype=np.int8)
             outcome[finished] = out["final_outcome"]
-            infos.update(outcome=outcome, _outcome=finished)
+            illegal = out["illegal"] & finished  # lost by the learner's illegal action (illegal_action="lose")
+            infos.update(outcome=outcome, _outcome=finished, illegal_action=illegal, _illegal_action=finished)
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
                 final = np.zeros((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
                 final[finished] = out["final_obs"]
@@ -263,14 +272,14 @@ class FruitVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """`(N, A)` bool masks of the observations just returned."""
-        if self._masks is None:
-            raise RuntimeError(f"{self.spec_.name}: call reset() before action_masks()")
+        self._batch.require_reset("action_masks()")
         return self._masks
 
     def render(self):
-        state = self.game_state
-        if self.render_mode is None or state is None:
+        if self.render_mode is None:
             return None
+        self._batch.require_reset("render()")
+        state = self.game_state
         seats = self._batch.seats if self.render_seat == "learner" else [self.render_seat] * self.num_envs
         if self.render_mode == "ansi":
             return fpicture.text(state, 0, None if seats[0] is None else int(seats[0]))

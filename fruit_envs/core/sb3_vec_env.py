@@ -99,6 +99,7 @@ class FruitSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
+        self.batch.require_reset("step()")
         self._actions = validate.as_actions(
             actions, self.num_envs, self.spec_.num_actions, f"{self.spec_.name}: actions"
         )
@@ -123,13 +124,13 @@ class FruitSB3VecEnv(VecEnv):
                     "TimeLimit.truncated": bool(out["truncated"][g]),
                     "episode": {"r": float(out["episode_return"][j]), "l": int(out["episode_length"][j]), "t": elapsed},
                     "outcome": int(out["final_outcome"][j]),
+                    "illegal_action": bool(out["illegal"][g]),
                     "is_success": bool(out["final_outcome"][j] == 1),
                 }
         return out["obs"], out["reward"].astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
-        if self._masks is None:
-            raise RuntimeError(f"{self.spec_.name}: call reset() before action_masks()")
+        self.batch.require_reset("action_masks()")
         return self._masks
 
     def close(self) -> None:

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import functools
-import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -327,39 +327,75 @@ def finish(reader: Reader, state) -> Any:
 # Paths: checked before any work starts, so a long game or run is never lost at the end
 
 
-def _first_existing(path: Path) -> Path:
-    path = path.absolute()
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
-
-
 def writable_file(path: str | Path, what: str = "file") -> Path:
-    """`path` as a `Path` once a file can be written (or appended) there, its missing folders included;
-    else `ValueError` naming the problem."""
+    """`path` as a `Path` once a file has been opened for writing there, its missing folders made;
+    what the check made is removed again, an existing file is left as it was. Else `ValueError`.
+
+    Checked by doing, not by `os.access`: root passes `os.access` almost everywhere, and a file
+    system can refuse what the permission bits allow (read-only mounts, /proc)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder; give a file name")
-    if path.exists():
-        if not os.access(path, os.W_OK):
-            raise ValueError(f"{what} {str(path)!r} cannot be written (no permission)")
-        return path
-    _writable_folder(path.parent, f"{what} {str(path)!r}")
+    made = _make_folders(path.parent, f"{what} {str(path)!r}")
+    try:
+        existed = path.exists()
+        with open(path, "ab"):  # appending nothing changes nothing in a file that exists
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        raise ValueError(f"{what} {str(path)!r} cannot be written ({_reason(error)})") from None
+    finally:
+        _remove_folders(made)
     return path
 
 
 def writable_dir(path: str | Path, what: str = "folder") -> Path:
-    """`path` as a `Path` once files can be written in it (it may not exist yet); else `ValueError`."""
+    """`path` as a `Path` once a file has been written in it (it may not exist yet: it is made, then
+    removed again with whatever else the check made); else `ValueError`."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a file, not a folder")
-    _writable_folder(path, f"{what} {str(path)!r}")
+    made = _make_folders(path, f"{what} {str(path)!r}")
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ValueError(f"{what} {str(path)!r}: cannot write in it ({_reason(error)})") from None
+    finally:
+        _remove_folders(made)
     return path
 
 
-def _writable_folder(folder: Path, what: str) -> None:
-    existing = _first_existing(folder)
-    if not existing.is_dir():
-        raise ValueError(f"{what}: {str(existing)!r} is a file, so no folder can be made below it")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{what}: cannot write in {str(existing)!r} (no permission)")
+def _make_folders(folder: Path, what: str) -> list[Path]:
+    """Make `folder` and its missing parents; returns the folders made, deepest last."""
+    missing = []
+    folder = folder.absolute()
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{what}: {str(folder)!r} is a file, so no folder can be made below it")
+    made = []
+    for new in reversed(missing):
+        try:
+            new.mkdir()
+        except FileExistsError:
+            continue  # made meanwhile by someone else: not ours to remove
+        except OSError as error:
+            _remove_folders(made)
+            raise ValueError(f"{what}: cannot make the folder {str(new)!r} ({_reason(error)})") from None
+        made.append(new)
+    return made
+
+
+def _remove_folders(made: list[Path]) -> None:
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # something else was put there meanwhile: leave it and its parents
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__
