@@ -29,6 +29,7 @@ from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec, registered_games
+from fruit_envs.core.threads import limit_threads
 
 RESULTS = Path("results", "search")
 
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strength-only", action="store_true", help="measure the win rate only")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results folder (default: ./results/search)")
     args = parser.parse_args(argv)
+    limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
     try:
         for game in args.games:
             if 2 not in get_spec(game).player_counts:

@@ -34,6 +34,7 @@ from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
+from fruit_envs.core.threads import limit_threads
 
 
 def seatings(num_agents: int, num_players: int) -> np.ndarray:
@@ -322,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         help="append every game to this JSON-lines file (replay: python -m fruit_envs.replay FILE)",
     )
     args = parser.parse_args(argv)
+    limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
     try:
         spec = get_spec(args.game)
         players = args.num_players or spec.default_num_players

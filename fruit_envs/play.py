@@ -36,6 +36,7 @@ from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
+from fruit_envs.core.threads import limit_threads
 
 HELP = """\
   a number from the list, or (part of) an action's name, plays that action
@@ -322,6 +323,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument("--no-record", action="store_true", help="do not save the game")
     parser.add_argument("--picture", type=Path, default=None, help="also keep a PNG of your view up to date here")
     args = parser.parse_args(argv)
+    limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
 
     from fruit_envs.agents import make_agent, split_agent_list
 

@@ -9,7 +9,12 @@ import os
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 import fruit_envs  # noqa: E402, F401  (registers the games)
-from fruit_envs.core.spec import registered_games
+from fruit_envs.core.spec import registered_games  # noqa: E402
+from fruit_envs.core.threads import limit_threads  # noqa: E402
+
+# One torch (and BLAS) thread in each test process: `./dev test` runs one xdist worker per core, and more
+# threads than cores make torch's threads wait on each other (issue 30). Training subprocesses inherit it.
+limit_threads(1)
 
 
 def game_ids() -> list[str]:

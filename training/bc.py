@@ -221,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from fruit_envs._cli import integer, positive_int, prog, writable_file
     from fruit_envs.agents import make_agent
+    from fruit_envs.core.threads import limit_threads
 
     parser = argparse.ArgumentParser(prog=prog("fruit_envs.training.bc"), description=main.__doc__)
     parser.add_argument("--game", required=True)
@@ -236,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=integer, default=0)
     parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
     args = parser.parse_args(argv)
+    limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
     if args.out.suffix != ".npz":
         parser.error(f"--out must name a .npz file, got {args.out}")
     try:  # a bad game, player count or teacher is reported before any game is played

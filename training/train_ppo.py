@@ -28,7 +28,7 @@ import platform
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -37,20 +37,19 @@ import numpy as np
 from fruit_envs._checkout import provenance
 from fruit_envs._cli import prog, progress_bar
 from fruit_envs.core import validate
+from fruit_envs.core.threads import limit_threads
+from fruit_envs.training import common
+from fruit_envs.training.common import TrainArgs, args_to_json
 
 
 @dataclass
-class Args:
+class Args(TrainArgs):
     """Arguments of a training run (every field is a command-line flag)."""
 
-    game: str = "cherry_picking"
-    """registered game id (cherry_picking, ...)"""
     num_players: int | None = None
     """players per game (default: the game's own default, 2 for most games, 1 for juicy_fruits_solo)"""
     exp_name: str = "ppo"
     """experiment name, part of the run folder's name"""
-    seed: int = 1
-    """seed of the model, the environments and the opponents"""
     total_timesteps: int = 1_500_000
     """learner decisions to train for"""
     opponent: Literal["random", "greedy", "self-play"] = "self-play"
@@ -75,48 +74,14 @@ class Args:
     """minibatch size"""
     n_epochs: int = 4
     """passes over each rollout"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
-    gamma: float = 1.0
-    """discount factor (1.0: games are short and rewards terminal)"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
     clip_range: float = 0.2
     """PPO clipping"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value loss weight"""
-    max_grad_norm: float = 0.5
-    """gradient clipping"""
-    net_arch: tuple[int, ...] = (256, 256)
-    """hidden layer sizes of the policy and value networks"""
-    eval_every: int = 250_000
-    """timesteps between evaluations against random and greedy (one-player games: mean score)"""
-    eval_games: int = 400
-    """games per evaluation and opponent, seats rotated (rounded down to a multiple of the player count)"""
-    eval_seed: int = 12345
-    """seed of the fixed evaluation games"""
     eval_deterministic: bool = True
     """evaluate with the policy's most likely legal action (SB3's deterministic=True);
     --no-eval-deterministic samples from the masked policy instead (seeded, so still reproducible)"""
     record_eval: bool = False
     """append every evaluation game to eval_games.jsonl in the run folder (python -m fruit_envs.replay);
     one-player games: the baselines' games once, PPO's at every evaluation"""
-    checkpoint_every: int = 500_000
-    """timesteps between checkpoints (latest.zip is refreshed at each)"""
-    runs_dir: Path = Path("runs")
-    """folder holding run folders"""
-    torch_threads: int = 2
-    """CPU threads for torch"""
-    progress: bool = True
-    """show a progress bar"""
-    resume: Path | None = None
-    """continue this run folder from its latest checkpoint (its saved arguments are used)"""
-    resume_total_timesteps: int | None = None
-    """with --resume: train up to this many timesteps instead of the run's own total"""
-    options: tuple[str, ...] = ()
-    """game options as name=value, e.g. --options same_sort_bonus=once"""
     recipe: str | None = None
     """a training recipe: a name in training/recipes/ (e.g. cherry_picking) or a YAML file; its values
     replace these defaults, and flags given on the command line override the recipe"""
@@ -179,6 +144,7 @@ EVAL_COLUMNS = [
     "win_rate_low",
     "win_rate_high",
     "seconds",
+    "run_seconds",  # wall time of the whole run when the evaluation ended (warm start, earlier segments included)
 ]
 SOLO_EVAL_COLUMNS = [  # one-player games: each agent alone on the same seeded games
     "timesteps",
@@ -190,6 +156,7 @@ SOLO_EVAL_COLUMNS = [  # one-player games: each agent alone on the same seeded g
     "score_high",
     "mean_length",
     "seconds",
+    "run_seconds",
 ]
 
 
@@ -317,24 +284,8 @@ def versions() -> dict:
     }
 
 
-def args_to_json(args: Args) -> dict:
-    d = asdict(args)
-    for key, value in d.items():
-        if isinstance(value, Path):
-            d[key] = str(value)
-        elif isinstance(value, tuple):
-            d[key] = list(value)
-    return d
-
-
 def args_from_json(d: dict) -> Args:
-    d = dict(d)
-    d["runs_dir"] = Path(d["runs_dir"])
-    d["resume"] = None
-    d["net_arch"] = tuple(d["net_arch"])
-    d["league_baselines"] = tuple(d["league_baselines"])
-    d["options"] = tuple(d["options"])
-    return Args(**d)
+    return common.args_from_json(Args, d)
 
 
 def parse_options(options: tuple[str, ...]) -> dict:
@@ -357,45 +308,16 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     (a resume plays no warm start), warm-start flags that would be ignored."""
     from fruit_envs.agents import make_agent
 
-    at_least = {
-        "total_timesteps": 1,
-        "snapshot_every": 1,
-        "league_size": 1,
-        "num_envs": 1,
-        "n_steps": 1,
-        "batch_size": 2,  # SB3 normalises advantages over a minibatch: one sample has no spread
-        "n_epochs": 1,
-        "eval_every": 1,
-        "eval_games": config.num_players,  # one game per seat at least (seats are rotated)
-        "checkpoint_every": 1,
-        "torch_threads": 1,
-        "seed": 0,
-        "eval_seed": 0,
-    }
-    for name, low in at_least.items():
-        value = getattr(args, name)
-        if not validate.is_int(value) or value < low:
-            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
-    if args.resume_total_timesteps is not None and args.resume_total_timesteps < 1:
-        raise ValueError(f"--resume-total-timesteps must be a positive integer, got {args.resume_total_timesteps}")
-    ranges = {
-        "latest_weight": (0.0, 1.0),
-        "gamma": (0.0, 1.0),
-        "gae_lambda": (0.0, 1.0),
-        "ent_coef": (0.0, None),
-        "vf_coef": (0.0, None),
-    }
-    for name, (low, high) in ranges.items():
-        value = getattr(args, name)
-        if not low <= value <= (high if high is not None else float("inf")):
-            bounds = f"in [{low}, {high}]" if high is not None else f">= {low}"
-            raise ValueError(f"--{name.replace('_', '-')} must be {bounds}, got {value}")
-    for name in ("learning_rate", "clip_range", "max_grad_norm"):
-        value = getattr(args, name)
-        if not 0 < value < float("inf"):
-            raise ValueError(f"--{name.replace('_', '-')} must be a positive number, got {value}")
-    if any(size < 1 for size in args.net_arch):
-        raise ValueError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
+    at_least = {"snapshot_every": 1, "league_size": 1, "num_envs": 1, "n_steps": 1, "n_epochs": 1}
+    at_least["batch_size"] = 2  # SB3 normalises advantages over a minibatch: one sample has no spread
+    common.check_args(
+        args,
+        config,
+        at_least=at_least,
+        ranges={"latest_weight": (0.0, 1.0)},
+        positive=("clip_range",),
+        starting=starting,
+    )
     if starting and args.bc_opponent is not None and args.bc_data:
         raise ValueError(
             f"--bc-opponent {args.bc_opponent} plays new warm-start games, but --bc-data {args.bc_data} "
@@ -406,8 +328,6 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
-    if starting:  # a resumed run writes in its own folder, checked where it is read
-        validate.writable_dir(args.runs_dir, "--runs-dir")
 
 
 class Interrupted:
@@ -574,7 +494,6 @@ def initial_policy(args: Args, spec, config):
 
 def train(args: Args) -> dict:
     """Run (or resume) training; returns a summary with the run folder and final win rates."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from torch.utils.tensorboard import SummaryWriter
@@ -598,9 +517,8 @@ def train(args: Args) -> dict:
         validate.writable_dir(run_dir / "checkpoints", "--resume")
         saved = json.loads(config_path.read_text())
         new_total = args.resume_total_timesteps
-        progress_flag = args.progress
-        args = args_from_json(saved["args"])
-        args.progress = progress_flag
+        here = {"progress": args.progress, "torch_threads": args.torch_threads}  # this machine's, not the run's
+        args = dataclasses.replace(args_from_json(saved["args"]), **here)
         if new_total is not None:
             args.total_timesteps = new_total
     spec = fruit_envs.get_spec(args.game)
@@ -610,7 +528,7 @@ def train(args: Args) -> dict:
     solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
     check_args(args, spec, config, starting=resume_dir is None)
     start_from = initial_policy(args, spec, config) if args.init_policy and resume_dir is None else None
-    torch.set_num_threads(args.torch_threads)
+    threads = limit_threads(args.torch_threads)  # this process's torch threads (fruit_envs.core.threads)
 
     if resume_dir is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -628,6 +546,7 @@ def train(args: Args) -> dict:
             **provenance(),  # the git commit, from a checkout only
             "started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": sys.argv,
+            "torch_threads": threads,
             "resumes": [],
         }
         atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
@@ -674,6 +593,7 @@ def train(args: Args) -> dict:
                 "at": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "from_timesteps": resumed_from,
                 "total_timesteps": args.total_timesteps,
+                "torch_threads": threads,
                 **provenance(),  # the git commit, from a checkout only
             }
         )
@@ -697,6 +617,12 @@ def train(args: Args) -> dict:
     baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
     latest_eval: dict[str, dict] = {}
     record_games = run_dir / "eval_games.jsonl"  # --record-eval: every evaluation game
+
+    earlier_seconds = earlier_training_seconds(run_dir) if resumed_from is not None else 0.0
+
+    def clock() -> float:
+        """Wall seconds of the whole run so far: earlier segments, warm start and evaluations included."""
+        return round(earlier_seconds + time.time() - segment_started, 1)
 
     def choose_opponents(timesteps: int) -> None:
         """Greedy alone during the curriculum's first `greedy_timesteps`, then the league (or `opponent`)."""
@@ -726,7 +652,7 @@ def train(args: Args) -> dict:
                 record_to=record_games if record else None,
                 record_meta={"timesteps": 0, "agent": name},
             )
-            result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3))
+            result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3), run_seconds=clock())
             if name not in logged:
                 eval_log.append(result)
             latest_eval[name] = result
@@ -749,7 +675,7 @@ def train(args: Args) -> dict:
                 record_to=record_games if args.record_eval else None,
                 record_meta={"timesteps": timesteps, "agent": "ppo"},
             )
-            result.update(timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3))
+            result.update(timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3), run_seconds=clock())
             eval_log.append(result)
             latest_eval["ppo"] = result
             writer.add_scalar("eval/mean_score", result["mean_score"], timesteps)
@@ -772,6 +698,7 @@ def train(args: Args) -> dict:
                 record_meta={"timesteps": timesteps, "opponent": name},
             )
             result.update(timesteps=timesteps, opponent=name, seconds=round(time.time() - start, 3))
+            result.update(run_seconds=clock())
             eval_log.append(result)
             latest_eval[name] = result
             writer.add_scalar(f"eval/win_rate_vs_{name}", result["win_rate"], timesteps)
@@ -781,13 +708,10 @@ def train(args: Args) -> dict:
         writer.flush()
         plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
 
-    earlier_seconds = earlier_training_seconds(run_dir) if resumed_from is not None else 0.0
-
     def checkpoint(timesteps: int) -> None:
         atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
         atomic_save_model(model, run_dir / "checkpoints" / "latest.zip")
-        total = round(earlier_seconds + time.time() - segment_started, 1)
-        atomic_write_text(run_dir / CLOCK, json.dumps({"timesteps": timesteps, "seconds": total}))
+        atomic_write_text(run_dir / CLOCK, json.dumps({"timesteps": timesteps, "seconds": clock()}))
 
     class Callback(BaseCallback):
         def __init__(self, interrupted: Interrupted):
@@ -868,7 +792,7 @@ def train(args: Args) -> dict:
         "run_dir": run_dir,
         "timesteps": t,
         "seconds": round(time.time() - started, 1),
-        "total_seconds": round(earlier_seconds + time.time() - segment_started, 1),
+        "total_seconds": clock(),
         "eval": {k: {kk: v[kk] for kk in (SOLO_SUMMARY if solo else WIN_SUMMARY)} for k, v in latest_eval.items()},
         "exit_code": 0,
     }

@@ -22,6 +22,7 @@ Checkpoints are written under a temporary name and renamed, so a kill never leav
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -29,12 +30,16 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from fruit_envs._checkout import provenance
 from fruit_envs._cli import prog
+from fruit_envs.core import validate
+from fruit_envs.core.threads import limit_threads, usable_cores
+from fruit_envs.training import common
+from fruit_envs.training.common import TrainArgs, args_to_json
 from fruit_envs.training.train_ppo import (
     EVAL_COLUMNS,
     WIN_SUMMARY,
@@ -50,17 +55,13 @@ POLICY_ID = "shared"
 
 
 @dataclass
-class Args:
+class Args(TrainArgs):
     """Arguments of an RLlib training run (every field is a command-line flag)."""
 
-    game: str = "cherry_picking"
-    """registered game id (cherry_picking, ...)"""
     num_players: int = 2
     """players per game (all seats are played by the one shared policy)"""
     exp_name: str = "rllib_ppo"
     """experiment name, part of the run folder's name"""
-    seed: int = 1
-    """seed of the model and the environments"""
     total_timesteps: int = 2_000_000
     """env steps to train for (one step = one decision of one seat)"""
     reward: Literal["terminal", "score"] = "terminal"
@@ -81,44 +82,10 @@ class Args:
     """minibatch size of each gradient step"""
     num_epochs: int = 4
     """passes over each iteration's batch"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
-    gamma: float = 1.0
-    """discount factor (1.0: games are short and rewards terminal)"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
     clip_param: float = 0.2
     """PPO clipping"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value loss weight"""
-    max_grad_norm: float = 0.5
-    """gradient clipping"""
-    net_arch: tuple[int, ...] = (256, 256)
-    """hidden layer sizes of the policy and value networks"""
-    eval_every: int = 250_000
-    """env steps between evaluations against random and greedy"""
-    eval_games: int = 400
-    """games per evaluation and opponent, seats rotated"""
-    eval_seed: int = 12345
-    """seed of the fixed evaluation games"""
-    checkpoint_every: int = 500_000
-    """env steps between checkpoints (checkpoints/latest is moved at each)"""
-    runs_dir: Path = Path("runs")
-    """folder holding run folders"""
-    torch_threads: int = 2
-    """CPU threads for torch in the driver (learner and evaluation)"""
     address: str | None = None
     """Ray cluster to join ('auto' or HOST:PORT; default: $RAY_ADDRESS, else a new local Ray instance)"""
-    progress: bool = True
-    """print one line per training iteration"""
-    resume: Path | None = None
-    """continue this run folder from its latest checkpoint (its saved arguments are used)"""
-    resume_total_timesteps: int | None = None
-    """with --resume: train up to this many env steps instead of the run's own total"""
-    options: tuple[str, ...] = ()
-    """game options as name=value, e.g. --options same_sort_bonus=once"""
 
 
 PROGRESS_COLUMNS = [
@@ -161,48 +128,27 @@ class UsageError(ValueError):
     """A bad argument, reported before anything is started or written."""
 
 
-def check_args(args: Args, config) -> None:
-    """Refuse bad values before Ray starts or the run folder exists (`UsageError`)."""
-    from fruit_envs.core import validate
+MACHINE_ARGS = ("progress", "torch_threads", "address")  # a resumed run takes these from its command line
 
-    at_least = {
-        "total_timesteps": 1,
-        "num_env_runners": 0,
-        "num_envs_per_env_runner": 1,
-        "num_learners": 0,
-        "train_batch_size": 1,
-        "minibatch_size": 1,
-        "num_epochs": 1,
-        "eval_every": 1,
-        "eval_games": config.num_players,  # one game per seat at least (seats are rotated)
-        "checkpoint_every": 1,
-        "torch_threads": 1,
-        "seed": 0,
-        "eval_seed": 0,
-    }
-    for name, low in at_least.items():
-        value = getattr(args, name)
-        if not validate.is_int(value) or value < low:
-            raise UsageError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
+
+def check_args(args: Args, config, starting: bool = True) -> None:
+    """Refuse bad values before Ray starts or the run folder exists (`UsageError`); a resumed run (not
+    `starting`) writes in its own folder, not under --runs-dir."""
+    at_least = {"num_env_runners": 0, "num_envs_per_env_runner": 1, "num_learners": 0, "train_batch_size": 1}
+    at_least.update(minibatch_size=1, num_epochs=1)
+    ranges = {"num_gpus_per_learner": (0.0, None)}
+    positive = ("clip_param", "num_cpus_per_env_runner")
+    common.check_args(
+        args,
+        config,
+        at_least=at_least,
+        ranges=ranges,
+        positive=positive,
+        starting=args.resume is None,
+        error=UsageError,
+    )
     if args.minibatch_size > args.train_batch_size:
         raise UsageError("--minibatch-size must not exceed --train-batch-size")
-    if args.resume_total_timesteps is not None and args.resume_total_timesteps < 1:
-        raise UsageError(f"--resume-total-timesteps must be a positive integer, got {args.resume_total_timesteps}")
-    for name, (low, high) in {"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0)}.items():
-        if not low <= getattr(args, name) <= high:
-            raise UsageError(f"--{name.replace('_', '-')} must be in [{low}, {high}], got {getattr(args, name)}")
-    for name in ("ent_coef", "vf_coef", "num_gpus_per_learner"):
-        if not 0 <= getattr(args, name) < float("inf"):
-            raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    for name in ("learning_rate", "clip_param", "max_grad_norm", "num_cpus_per_env_runner"):
-        if not 0 < getattr(args, name) < float("inf"):
-            raise UsageError(f"--{name.replace('_', '-')} must be a positive number, got {getattr(args, name)}")
-    if any(size < 1 for size in args.net_arch):
-        raise UsageError(f"--net-arch sizes must be positive integers, got {list(args.net_arch)}")
-    try:
-        validate.writable_dir(args.runs_dir, "--runs-dir")
-    except ValueError as error:
-        raise UsageError(str(error)) from None
 
 
 def dig(result: dict, path: tuple[str, ...]):
@@ -224,23 +170,8 @@ def versions() -> dict:
     return {**base_versions(), "ray": ray.__version__}
 
 
-def args_to_json(args: Args) -> dict:
-    d = asdict(args)
-    for key, value in d.items():
-        if isinstance(value, Path):
-            d[key] = str(value)
-        elif isinstance(value, tuple):
-            d[key] = list(value)
-    return d
-
-
 def args_from_json(d: dict) -> Args:
-    d = dict(d)
-    d["runs_dir"] = Path(d["runs_dir"])
-    d["resume"] = None
-    d["net_arch"] = tuple(d["net_arch"])
-    d["options"] = tuple(d["options"])
-    return Args(**d)
+    return common.args_from_json(Args, d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,7 +194,7 @@ def start_ray(args: Args) -> dict:
             ) from error
     else:
         # A local instance: room for every env runner even when they outnumber the cores.
-        cpus = max(os.cpu_count() or 1, int(args.num_env_runners * args.num_cpus_per_env_runner + 0.999))
+        cpus = max(usable_cores(), int(args.num_env_runners * args.num_cpus_per_env_runner + 0.999))
         # address="local": a private instance even if `ray start` left a cluster running on this machine
         ray.init(address="local", num_cpus=cpus, include_dashboard=False)
     resources = ray.cluster_resources()
@@ -406,10 +337,14 @@ def train(args: Args) -> dict:
             raise UsageError(f"--resume {run_dir}: no config.json there; is it a run folder?")
         if not (run_dir / "checkpoints" / "latest").is_dir():
             raise UsageError(f"--resume {run_dir}: no checkpoints/latest to continue from")
+        try:
+            validate.writable_dir(run_dir / "checkpoints", "--resume")
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         saved = json.loads(config_path.read_text())
-        new_total, progress_flag, address = args.resume_total_timesteps, args.progress, args.address
-        args = args_from_json(saved["args"])
-        args.progress, args.address = progress_flag, address
+        here = {name: getattr(args, name) for name in MACHINE_ARGS}  # this machine's, not the run's
+        new_total = args.resume_total_timesteps
+        args = dataclasses.replace(args_from_json(saved["args"]), **here)
         if new_total is not None:
             args.total_timesteps = new_total
     try:
@@ -426,17 +361,16 @@ def train(args: Args) -> dict:
         config = spec.make_config(args.num_players, reward=args.reward, **game_options)
     except ValueError as error:
         raise UsageError(str(error)) from error
-    check_args(args, config)
+    check_args(args, config, starting=resume_dir is None)
 
     import ray
-    import torch
     from torch.utils.tensorboard import SummaryWriter
 
     from fruit_envs.agents import make_agent
     from fruit_envs.agents.arena import evaluate
     from fruit_envs.agents.rllib import RLlibAgent
 
-    torch.set_num_threads(args.torch_threads)
+    threads = limit_threads(args.torch_threads)  # this process's torch threads (fruit_envs.core.threads)
     cluster = start_ray(args)
     try:
         if resume_dir is None:
@@ -456,6 +390,7 @@ def train(args: Args) -> dict:
                 "ray_cluster": cluster,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "command": sys.argv,
+                "torch_threads": threads,
                 "resumes": [],
             }
             atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
@@ -475,6 +410,7 @@ def train(args: Args) -> dict:
                     "at": time.strftime("%Y-%m-%d %H:%M:%S"),
                     "from_timesteps": resumed_from,
                     "total_timesteps": args.total_timesteps,
+                    "torch_threads": threads,
                     **provenance(),  # the git commit, from a checkout only
                     "ray_cluster": cluster,
                 }
