@@ -53,7 +53,8 @@ def export(run_dir: Path, out: Path) -> dict:
     """Copy a finished run's policy into `out` as the baseline of its game and player count."""
     from fruit_envs import get_spec
     from fruit_envs.agents.ppo import load_model
-    from fruit_envs.training.train_ppo import atomic_save_model, atomic_write_text
+    from fruit_envs.training.common import atomic_write_text
+    from fruit_envs.training.train_ppo import atomic_save_model
 
     run_dir = Path(run_dir)
     meta_path, model_path = run_dir / "config.json", run_dir / "model.zip"

@@ -4,9 +4,14 @@ them and their JSON form, defined once so an option (a thread count, a budget) i
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from fruit_envs._checkout import provenance
 from fruit_envs.core import validate
 
 
@@ -127,6 +132,39 @@ def check_args(
             validate.writable_dir(args.runs_dir, "--runs-dir")
         except ValueError as problem:
             raise error(str(problem)) from None
+
+
+def start_run(args: TrainArgs, spec, config, versions: dict, torch_threads: int, **extra) -> tuple[Path, dict]:
+    """A new run folder `{runs_dir}/{game}__{exp_name}__{seed}__{timestamp}` (a suffix when two runs start in
+    the same second) with `checkpoints/` and its `config.json`; returns the folder and what config.json holds."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}"
+    suffix = 1
+    while run_dir.exists():
+        run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}-{suffix}"
+        suffix += 1
+    (run_dir / "checkpoints").mkdir(parents=True)
+    meta = {
+        "args": args_to_json(args),
+        "game_version": spec.version,
+        "config": config.to_dict(),
+        "versions": versions,
+        **provenance(),  # the git commit, from a checkout only
+        **extra,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "command": sys.argv,
+        "torch_threads": torch_threads,
+        "resumes": [],
+    }
+    atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+    return run_dir, meta
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write `text` under a temporary name, then rename: a kill never leaves half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def flag(name: str) -> str:

@@ -39,7 +39,7 @@ from fruit_envs._cli import prog, progress_bar
 from fruit_envs.core import validate
 from fruit_envs.core.threads import limit_threads
 from fruit_envs.training import common
-from fruit_envs.training.common import TrainArgs, args_to_json
+from fruit_envs.training.common import TrainArgs, atomic_write_text
 
 
 @dataclass
@@ -162,12 +162,6 @@ SOLO_EVAL_COLUMNS = [  # one-player games: each agent alone on the same seeded g
 
 # ---------------------------------------------------------------------------------------------
 # Files written atomically
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def atomic_save_model(model, path: Path) -> None:
@@ -531,25 +525,7 @@ def train(args: Args) -> dict:
     threads = limit_threads(args.torch_threads)  # this process's torch threads (fruit_envs.core.threads)
 
     if resume_dir is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}"
-        suffix = 1
-        while run_dir.exists():  # two runs started in the same second never share a folder
-            run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}-{suffix}"
-            suffix += 1
-        (run_dir / "checkpoints").mkdir(parents=True)
-        meta = {
-            "args": args_to_json(args),
-            "game_version": spec.version,
-            "config": config.to_dict(),
-            "versions": versions(),
-            **provenance(),  # the git commit, from a checkout only
-            "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "command": sys.argv,
-            "torch_threads": threads,
-            "resumes": [],
-        }
-        atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+        run_dir, meta = common.start_run(args, spec, config, versions(), threads)
     else:
         meta = json.loads((run_dir / "config.json").read_text())
 

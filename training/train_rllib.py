@@ -39,13 +39,12 @@ from fruit_envs._cli import prog
 from fruit_envs.core import validate
 from fruit_envs.core.threads import limit_threads, usable_cores
 from fruit_envs.training import common
-from fruit_envs.training.common import TrainArgs, args_to_json
+from fruit_envs.training.common import TrainArgs, atomic_write_text
 from fruit_envs.training.train_ppo import (
     EVAL_COLUMNS,
     WIN_SUMMARY,
     CsvLog,
     Interrupted,
-    atomic_write_text,
     parse_options,
     plot_learning_curve,
 )
@@ -374,26 +373,7 @@ def train(args: Args) -> dict:
     cluster = start_ray(args)
     try:
         if resume_dir is None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}"
-            suffix = 1
-            while run_dir.exists():  # two runs started in the same second never share a folder
-                run_dir = Path(args.runs_dir) / f"{spec.id}__{args.exp_name}__{args.seed}__{stamp}-{suffix}"
-                suffix += 1
-            (run_dir / "checkpoints").mkdir(parents=True)
-            meta = {
-                "args": args_to_json(args),
-                "game_version": spec.version,
-                "config": config.to_dict(),
-                "versions": versions(),
-                **provenance(),  # the git commit, from a checkout only
-                "ray_cluster": cluster,
-                "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-                "command": sys.argv,
-                "torch_threads": threads,
-                "resumes": [],
-            }
-            atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+            run_dir, meta = common.start_run(args, spec, config, versions(), threads, ray_cluster=cluster)
         else:
             meta = json.loads((run_dir / "config.json").read_text())
 

@@ -264,7 +264,19 @@ class _SingleGame:
             self._window = None
 
 
-class FruitAECEnv(_SingleGame, AECEnv):
+class _LoopNeedsReset:
+    """`last()` and `agent_iter()` of an AEC env or wrapper name themselves when used before reset."""
+
+    def last(self, observe: bool = True):
+        self._require_reset("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._require_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
+
+class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
     """PettingZoo AEC env of one game; illegal actions raise `IllegalActionError` and change nothing."""
 
     def __init__(
@@ -294,14 +306,6 @@ class FruitAECEnv(_SingleGame, AECEnv):
     def reset(self, seed=None, options=None):
         self._new_game(seed)
         self._after_load()
-
-    def last(self, observe: bool = True):
-        self._require_reset("last()")
-        return super().last(observe)
-
-    def agent_iter(self, max_iter: int = 2**63):
-        self._require_reset("agent_iter()")
-        return super().agent_iter(max_iter)
 
     def _after_load(self):
         self.agents = self.possible_agents[:]
@@ -396,7 +400,7 @@ class _CheckAction(wrappers.BaseWrapper):
         super().step(validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}"))
 
 
-class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+class _OrderEnforcing(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
     """PettingZoo's order checks, raising the raw env's `ResetNeededError` (not an `AssertionError`) for
     anything used before `reset()`; `load_state()` through it counts as a reset."""
 
@@ -424,14 +428,6 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def state(self) -> np.ndarray:
         self._require_reset("state()")
         return super().state()
-
-    def last(self, observe: bool = True):
-        self._require_reset("last()")
-        return super().last(observe)
-
-    def agent_iter(self, max_iter: int = 2**63):
-        self._require_reset("agent_iter()")
-        return super().agent_iter(max_iter)
 
     def action_mask(self, agent=None) -> np.ndarray:
         self._require_reset("action_mask()")
