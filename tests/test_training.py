@@ -190,23 +190,30 @@ def test_a_second_signal_while_saving_says_so_and_the_save_finishes(capfd):
     ]
 
 
-def test_two_sigterms_stop_with_one_line_and_an_intact_checkpoint(tmp_path):
-    runs = tmp_path / "runs"
+def interrupt_training(runs: Path, updates: int, signals: list[int]) -> tuple[int, str]:
+    """Start a long `train_ppo` run, wait until it has logged `updates` updates, send it `signals` at once;
+    returns its exit status and stderr."""
     cmd = [sys.executable, "-m", "fruit_envs.training.train_ppo", "--total-timesteps", "100000000"]
     cmd += ["--eval-every", "100000000", "--checkpoint-every", "100000000", "--runs-dir", str(runs), *TINY]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 120
-        while not list(runs.glob("*/progress.csv")) or len(rows(next(runs.glob("*/progress.csv")))) < 2:
-            assert time.time() < deadline, "training never logged two updates"
+        while not list(runs.glob("*/progress.csv")) or len(rows(next(runs.glob("*/progress.csv")))) < updates:
+            assert time.time() < deadline, f"training never logged {updates} updates"
             time.sleep(0.2)
-        proc.send_signal(signal.SIGTERM)
-        proc.send_signal(signal.SIGTERM)
+        for signum in signals:
+            proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, err
+    return proc.returncode, err
+
+
+def test_two_sigterms_stop_with_one_line_and_an_intact_checkpoint(tmp_path):
+    runs = tmp_path / "runs"
+    status, err = interrupt_training(runs, 2, [signal.SIGTERM, signal.SIGTERM])
+    assert status == 128 + signal.SIGTERM, err
     assert "Traceback" not in err and "checkpoint saved" in err
     assert err.count("already stopping after SIGTERM") <= 1
     from sb3_contrib import MaskablePPO
@@ -216,36 +223,8 @@ def test_two_sigterms_stop_with_one_line_and_an_intact_checkpoint(tmp_path):
 
 def test_sigterm_saves_a_checkpoint_and_resume_loses_and_repeats_no_rows(tmp_path):
     runs = tmp_path / "runs"
-    cmd = [
-        sys.executable,
-        "-m",
-        "fruit_envs.training.train_ppo",
-        "--total-timesteps",
-        "100000000",
-        "--eval-every",
-        "100000000",
-        "--checkpoint-every",
-        "100000000",
-        "--runs-dir",
-        str(runs),
-        *TINY,
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            progress = list(runs.glob("*/progress.csv"))
-            if progress and len(rows(progress[0])) >= 4:
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("training never logged four updates")
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, err
+    status, err = interrupt_training(runs, 4, [signal.SIGTERM])
+    assert status == 128 + signal.SIGTERM, err
     assert "checkpoint saved" in err and "Traceback" not in err
     run = only_run(runs)
     before = rows(run / "progress.csv")
