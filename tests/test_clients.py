@@ -3,7 +3,8 @@
 TorchRL, Tianshou and SuperSuit come with the `clients` extra (./dev installs it, so CI runs these);
 without one, its tests skip naming it. AgileRL cannot share an environment with TorchRL (it pins older
 pettingzoo and tensordict releases): what it reads, the action mask in each agent's info, is tested here
-without it. Every game; parallel paths on the games with simultaneous decisions. Rollouts are short, and
+without it (tests/test_agilerl.py runs it in its own environment). Every game, parallel paths included.
+Rollouts are short, and
 every action taken is checked legal.
 """
 
