@@ -21,6 +21,10 @@ class TrainArgs:
 
     game: str = "cherry_picking"
     """registered game id (cherry_picking, ...)"""
+    exp_name: str = "run"
+    """experiment name, part of the run folder's name (each trainer has its own default)"""
+    total_timesteps: int = 1_000_000
+    """timesteps to train for (each trainer has its own default and counts its own way)"""
     seed: int = 1
     """seed of the model, the environments and the opponents"""
     learning_rate: float = 3e-4

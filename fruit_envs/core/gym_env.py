@@ -248,8 +248,7 @@ class FruitVectorEnv(VectorEnv):
         return obs, {"action_mask": self._masks, "seat": self.seats}
 
     def step(self, actions):
-        self._batch.require_reset("step()")
-        restarting = self._ended.copy()
+        restarting = self._ended.copy()  # all False before reset: the batch's step then says reset first
         if restarting.any():
             self._batch.restart(np.flatnonzero(restarting))
         out = self._batch.step(actions, active=~restarting)
