@@ -83,7 +83,10 @@ def play_games(
             if len(games):
                 sub = state.take(games)
                 obs = rules.observe(sub, mover[games])
-                actions[games] = agent.act(obs, mask[games], gen, **state_kwargs(agent, sub, mover[games]))
+                extra = state_kwargs(agent, sub, mover[games])
+                if getattr(agent, "needs_games", False):  # e.g. a recorder of decisions (benchmarks.decisions)
+                    extra["games"] = games
+                actions[games] = agent.act(obs, mask[games], gen, **extra)
         live = np.flatnonzero(~state.done)
         if not mask[live, actions[live]].all():
             bad = live[~mask[live, actions[live]]][0]

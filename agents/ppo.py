@@ -108,7 +108,8 @@ def load_baseline(game: str | GameSpec, config: Config, deterministic: bool = Tr
         have = [f"{m['game']} ({m['num_players']} players)" for m in shipped_baselines()]
         raise ValueError(
             f"no PPO baseline is shipped for {spec.name} with {config.num_players} players; shipped: {have}. "
-            f"Train one with: python -m fruit_envs.training.train_ppo --recipe {spec.id}"
+            f"Train and ship one with: python -m fruit_envs.training.baselines retrain --games {spec.id} "
+            f"--players {config.num_players}"
         )
     meta = json.loads(meta_path.read_text())
     expected = list(spec.observation_shape(config))

@@ -262,3 +262,18 @@ def test_random_legal_picks_each_legal_action_uniformly():
     even = np.bincount(picks[::2], minlength=7)[[1, 3, 4, 6]] / len(picks[::2])
     np.testing.assert_allclose(odd, 1 / 3, atol=0.01)
     np.testing.assert_allclose(even, 1 / 4, atol=0.01)
+
+
+def test_decisions_compares_an_agent_with_a_reference_on_the_positions_it_meets(capsys):
+    """Issue 31: what greedy does that a policy does not, per phase. Greedy against itself agrees everywhere
+    (ties are broken by each one's own random stream, so nearly everywhere); random against greedy rarely."""
+    from fruit_envs.benchmarks import decisions
+
+    same = decisions.compare("cherry_picking", 2, "greedy", "greedy", None, 20, seed=3)
+    assert same["games"] == 20 and same["wins"] + same["draws"] + same["losses"] + same["truncated"] == 20
+    assert set(same["by_phase"]) <= {"commit", "choose"} and same["agreement"] > 0.9
+    assert sum(p["decisions"] for p in same["by_phase"].values()) == same["decisions"] > 0
+    other = decisions.compare("cherry_picking", 2, "random", "greedy", None, 20, seed=3)
+    assert other["agreement"] < same["agreement"] and other["top_disagreements"]
+    assert decisions.main(["--game", "juicy_fruits_solo"]) == 2
+    assert "one player has no opponents" in capsys.readouterr().err

@@ -30,6 +30,59 @@ def test_recipe_values_are_defaults_the_command_line_overrides():
     assert args.bc_games == recipe.bc_games and args.shaping == recipe.shaping
 
 
+def test_recipes_cover_every_official_player_count():
+    """Issue 31: a reference agent for every game at every official player count comes from a recipe."""
+    from fruit_envs.core.spec import registered_games
+
+    for spec in registered_games():
+        assert set(spec.official_player_counts) <= set(train_ppo.recipe_player_counts(spec.id)), spec.id
+        for n in spec.official_player_counts:
+            assert train_ppo.load_recipe(spec.id, n).num_players == n
+
+
+def test_a_recipes_player_section_overrides_its_base_and_the_command_line_overrides_both(tmp_path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(
+        "game: cherry_picking\nnum_players: 2\ntotal_timesteps: 100\nshaping: 0.5\n"
+        "players:\n  3:\n    total_timesteps: 300\n"
+    )
+    assert train_ppo.recipe_player_counts(str(recipe)) == [2, 3]
+    two, three = train_ppo.load_recipe(str(recipe)), train_ppo.load_recipe(str(recipe), 3)
+    assert (two.num_players, two.total_timesteps) == (2, 100)
+    assert (three.num_players, three.total_timesteps, three.shaping) == (3, 300, 0.5)
+    four = train_ppo.load_recipe(str(recipe), 4)  # a count without a section: the base values
+    assert (four.num_players, four.total_timesteps) == (4, 100)
+    args = train_ppo.parse_args(["--recipe", str(recipe), "--num-players", "3", "--shaping", "0.1"])
+    assert (args.num_players, args.total_timesteps, args.shaping) == (3, 300, 0.1)
+    recipe.write_text("game: cherry_picking\nplayers:\n  3:\n    num_players: 4\n")
+    with pytest.raises(ValueError, match=r"\(players: 3\): unknown argument\(s\) \['num_players'\]"):
+        train_ppo.load_recipe(str(recipe), 3)
+    recipe.write_text("game: cherry_picking\nplayers:\n  three: {}\n")
+    with pytest.raises(ValueError, match="`players` must map player counts"):
+        train_ppo.load_recipe(str(recipe))
+
+
+def test_the_league_gives_its_fixed_agents_their_share_however_many_snapshots_it_holds(tmp_path):
+    """`baseline_weight`: greedy keeps half the opponent seats as snapshots accumulate (issue 31: trained
+    against a mixture, not only against greedy, nor with greedy diluted away)."""
+    from types import SimpleNamespace
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    args = train_ppo.Args(league_baselines=("greedy",), baseline_weight=0.5, latest_weight=0.25)
+    league = train_ppo.League(tmp_path, spec, config, args, model=None)
+    league.latest = lambda: "self"
+    pool, weights = league.opponents()
+    assert len(pool) == 2 and weights == [0.25, 0.75], "no snapshot yet: the baselines take its share"
+    league.snapshots = [SimpleNamespace(name=f"s{k}") for k in range(4)]
+    pool, weights = league.opponents()
+    assert weights[0] == 0.25 and weights[-1] == 0.5 and weights[1:5] == [0.0625] * 4
+    even = train_ppo.League(tmp_path, spec, config, train_ppo.Args(league_baselines=("greedy",)), model=None)
+    even.latest = lambda: "self"
+    even.snapshots = league.snapshots
+    assert even.opponents()[1] == [0.5] + [0.1] * 5, "without baseline_weight, one share each"
+
+
 def test_a_bad_recipe_is_a_clear_error(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("game: cherry_picking\nlearning_rat: 0.1\n")

@@ -379,7 +379,10 @@ def test_help_documents_every_field():
         (["--init-policy", "/nonexistent/model.zip"], "--init-policy /nonexistent/model.zip: no PPO model at"),
         # the shipped Cherry Picking baseline has 256 x 256 hidden layers
         (["--init-policy", "ppo-baseline", "--net-arch", "32"], r"hidden layers \[256, 256\].*--net-arch 256 256"),
-        (["--game", "juicy_fruits_solo", "--init-policy", "ppo-baseline"], "no PPO baseline is shipped"),
+        # Cherry Picking's 5 and 6 players are our extension: no baseline ships for them
+        (["--num-players", "5", "--init-policy", "ppo-baseline"], "no PPO baseline is shipped"),
+        (["--baseline-weight", "0.8", "--latest-weight", "0.5"], "together they must be at most 1"),
+        (["--baseline-weight", "0.5", "--league-baselines"], "needs at least one --league-baselines agent"),
         (["--bc-opponent", "random"], r"--bc-opponent random needs --bc-games N > 0"),
         (["--bc-opponent", "random", "--bc-data", "d.npz"], "--bc-data d.npz already holds its games"),
         (["--bc-games", "10", "--bc-opponent", "alphazero"], "unknown agent 'alphazero'"),

@@ -2,8 +2,8 @@
 
     python -m fruit_envs.training.baselines list
     python -m fruit_envs.training.baselines export runs/cherry_picking__recipe__1__20261201-120000
-    python -m fruit_envs.training.baselines retrain                       # every recipe, one after another
-    python -m fruit_envs.training.baselines retrain --games fruit_picking --out /tmp/baselines
+    python -m fruit_envs.training.baselines retrain                       # every recipe and player count
+    python -m fruit_envs.training.baselines retrain --games fruit_picking --players 3 --out /tmp/baselines
 
 A baseline is the policy's weights (`<game>_<n>p.zip`, SB3's `policy.save` format, weights in float16 to
 keep the package small) and a `.json` naming the
@@ -93,21 +93,25 @@ def export(run_dir: Path, out: Path) -> dict:
     return meta
 
 
-def retrain(games: list[str] | None, runs_dir: Path, out: Path) -> list[dict]:
-    """Train every recipe (or those of `games`) from scratch and export each result."""
+def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[int] | None = None) -> list[dict]:
+    """Train every recipe (or those of `games`) at each player count it covers (or those of `players`)
+    from scratch, one after another, and export each result."""
     from fruit_envs.training import train_ppo
 
     names = games or sorted(p.stem for p in train_ppo.RECIPES.glob("*.yaml"))
+    jobs = [(name, n) for name in names for n in train_ppo.recipe_player_counts(name) if not players or n in players]
+    if not jobs:
+        raise ValueError(f"no recipe of {names} covers {players} players")
     exported = []
-    for name in names:
-        args = train_ppo.load_recipe(name)
+    for name, n in jobs:
+        args = train_ppo.load_recipe(name, n)
         args.runs_dir = runs_dir
-        print(f"training {name} ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
+        print(f"training {name}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
         summary = train_ppo.train(args)
         if summary.get("interrupted"):
             raise SystemExit(summary["exit_code"])
         exported.append(export(Path(summary["run_dir"]), out))
-        print(f"exported {name}: {exported[-1]['final_eval']}", file=sys.stderr)
+        print(f"exported {name} {n}p: {exported[-1]['final_eval']}", file=sys.stderr)
     return exported
 
 
@@ -124,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--out", type=writable_dir, default=None, help="baselines folder (default: the checkout's)")
     every = commands.add_parser("retrain", help="train every recipe (or --games) and export the results")
     every.add_argument("--games", nargs="*", default=None, help="recipe names (default: all)")
+    every.add_argument(
+        "--players", nargs="*", type=int, default=None, help="player counts (default: every count each recipe covers)"
+    )
     every.add_argument("--runs-dir", type=writable_dir, default=Path("runs"), help="where the run folders go")
     every.add_argument("--out", type=writable_dir, default=None, help="baselines folder (default: the checkout's)")
     args = parser.parse_args(argv)
@@ -140,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             meta = export(args.run_dir, out)
             print(f"exported {meta['game']} {meta['num_players']}p to {out}")
         else:
-            retrain(args.games, args.runs_dir, out)
+            retrain(args.games, args.runs_dir, out, args.players)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

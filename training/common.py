@@ -122,6 +122,8 @@ def check_args(
     bounds = {"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "ent_coef": (0.0, None), "vf_coef": (0.0, None)}
     for name, (low, high) in {**bounds, **(ranges or {})}.items():
         value = getattr(args, name)
+        if value is None and name in (ranges or {}):  # an optional setting left unset
+            continue
         if not low <= value <= (high if high is not None else float("inf")):
             allowed = f"in [{low}, {high}]" if high is not None else f">= {low}"
             raise error(f"--{flag(name)} must be {allowed}, got {value}")

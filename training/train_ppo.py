@@ -63,6 +63,9 @@ class Args(TrainArgs):
     """self-play: most recent snapshots kept in play (all stay on disk)"""
     latest_weight: float = 0.5
     """self-play: share of opponent seats played by the current learner itself"""
+    baseline_weight: float | None = None
+    """self-play: share of opponent seats played by the fixed `league_baselines` together, so the learner
+    keeps meeting them however many snapshots the league holds (default: one share each, like a snapshot)"""
     reward: Literal["terminal", "score"] | None = None
     """'terminal': +1 win / -1 loss / 0 full draw; 'score': per-step score deltas (shaping);
     default: the game's own (terminal; score for one-player games)"""
@@ -308,10 +311,17 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
         args,
         config,
         at_least=at_least,
-        ranges={"latest_weight": (0.0, 1.0)},
+        ranges={"latest_weight": (0.0, 1.0), "baseline_weight": (0.0, 1.0)},
         positive=("clip_range",),
         starting=starting,
     )
+    if args.baseline_weight is not None and args.latest_weight + args.baseline_weight > 1.0:
+        raise ValueError(
+            f"--latest-weight {args.latest_weight} and --baseline-weight {args.baseline_weight} share the "
+            "opponent seats: together they must be at most 1 (the rest goes to the snapshots)"
+        )
+    if args.baseline_weight is not None and args.baseline_weight > 0 and not args.league_baselines:
+        raise ValueError(f"--baseline-weight {args.baseline_weight} needs at least one --league-baselines agent")
     if starting and args.bc_opponent is not None and args.bc_data:
         raise ValueError(
             f"--bc-opponent {args.bc_opponent} plays new warm-start games, but --bc-data {args.bc_data} "
@@ -386,11 +396,23 @@ class League:
         self.snapshots = (self.snapshots + [self._agent(self.dir / name)])[-self.args.league_size :]
 
     def opponents(self) -> tuple[list, list[float]]:
+        """The pool and its weights: the learner `latest_weight`, the fixed baselines `baseline_weight`
+        between them (when set), the snapshots the rest, shared evenly within each group."""
+        latest, weight = self.args.latest_weight, self.args.baseline_weight
         others = self.snapshots + self.baselines
         if not others:
             return [self.latest()], [1.0]
-        share = (1.0 - self.args.latest_weight) / len(others)
-        return [self.latest()] + others, [self.args.latest_weight] + [share] * len(others)
+        if weight is None or not self.baselines:
+            share = (1.0 - latest) / len(others)
+            return [self.latest()] + others, [latest] + [share] * len(others)
+        if not self.snapshots:  # before the first snapshot the baselines take the snapshots' share too
+            weight = 1.0 - latest
+        snapshot_share = (1.0 - latest - weight) / len(self.snapshots) if self.snapshots else 0.0
+        baseline_share = weight / len(self.baselines)
+        weights = [latest] + [snapshot_share] * len(self.snapshots) + [baseline_share] * len(self.baselines)
+        if sum(weights) <= 0:
+            return [self.latest()], [1.0]
+        return [self.latest()] + others, weights
 
     def truncate_after(self, timesteps: int) -> None:
         keep = [f for f in self.files if int(f.split("_")[1].split(".")[0]) <= timesteps]
@@ -858,18 +880,42 @@ def recipe_path(name: str) -> Path:
     return path
 
 
-def load_recipe(name: str) -> Args:
-    """`Args` with a recipe's values in place of the defaults; unknown keys are an error."""
+def _recipe_values(name: str) -> tuple[Path, dict, dict[int, dict]]:
+    """A recipe's file, its base values, and its per-player-count overrides (the `players:` section)."""
     import yaml
 
     path = recipe_path(name)
     values = yaml.safe_load(path.read_text()) or {}
     if not isinstance(values, dict):
         raise ValueError(f"recipe {path} must be a mapping of argument names to values")
-    fields = {f.name: f for f in dataclasses.fields(Args)}
-    unknown = sorted(set(values) - set(fields))
-    if unknown:
-        raise ValueError(f"recipe {path}: unknown argument(s) {unknown}")
+    sections = values.pop("players", None) or {}
+    if not isinstance(sections, dict) or not all(
+        isinstance(n, int) and n >= 1 and isinstance(v, dict) for n, v in sections.items()
+    ):
+        raise ValueError(f"recipe {path}: `players` must map player counts (numbers) to argument values")
+    fields = {f.name for f in dataclasses.fields(Args)}
+    for where, mapping in [("", values), *((f" (players: {n})", v) for n, v in sections.items())]:
+        unknown = sorted(set(mapping) - fields - ({"num_players"} if not where else set()))
+        if unknown or (where and "num_players" in mapping):
+            raise ValueError(f"recipe {path}{where}: unknown argument(s) {unknown or ['num_players']}")
+    return path, values, sections
+
+
+def recipe_player_counts(name: str) -> list[int]:
+    """The player counts a recipe is tuned for: its `num_players` and every count of its `players:` section."""
+    from fruit_envs import get_spec
+
+    _, values, sections = _recipe_values(name)
+    base = values.get("num_players") or get_spec(values.get("game", Args().game)).default_num_players
+    return sorted({base, *sections})
+
+
+def load_recipe(name: str, num_players: int | None = None) -> Args:
+    """`Args` with a recipe's values in place of the defaults (and, for `num_players`, that count's
+    `players:` overrides); unknown keys are an error."""
+    path, values, sections = _recipe_values(name)
+    if num_players is not None:
+        values = {**values, **sections.get(num_players, {}), "num_players": num_players}
     for key, value in values.items():
         if isinstance(value, list):
             values[key] = tuple(value)
@@ -878,22 +924,24 @@ def load_recipe(name: str) -> Args:
     return dataclasses.replace(Args(), **values, recipe=name)
 
 
-def _recipe_in(argv: list[str]) -> str | None:
+def _flag_in(argv: list[str], flag: str) -> str | None:
     for k, item in enumerate(argv):
-        if item == "--recipe" and k + 1 < len(argv):
+        if item == flag and k + 1 < len(argv):
             return argv[k + 1]
-        if item.startswith("--recipe="):
+        if item.startswith(flag + "="):
             return item.split("=", 1)[1]
     return None
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Command-line arguments; with `--recipe` the recipe's values are the defaults the flags override."""
+    """Command-line arguments; with `--recipe` the recipe's values (those of `--num-players`, when the
+    recipe has a section for that count) are the defaults the flags override."""
     import tyro
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    name = _recipe_in(argv)
-    default = load_recipe(name) if name else Args()
+    name = _flag_in(argv, "--recipe")
+    players = _flag_in(argv, "--num-players")
+    default = load_recipe(name, int(players) if players and players.isdigit() else None) if name else Args()
     return tyro.cli(Args, args=argv, prog=prog("fruit_envs.training.train_ppo"), description=__doc__, default=default)
 
 
