@@ -265,3 +265,33 @@ def test_demonstrations_command_checks_its_arguments_before_playing(tmp_path, ca
     assert not out.exists()
     assert bc.main(["--game", "cherry_picking", "--games", "3", "--out", str(out)]) == 0
     assert Demonstrations.load(out).meta["games"] == 3
+
+
+def test_the_row_encoder_shares_weights_across_rows_and_ignores_absent_ones():
+    """Issue 31: Quickity Pickity's set rows through one shared network. Swapping two rows swaps their
+    per-row features and leaves the pooled summary alone; a row of zeros (no set) changes nothing."""
+    import gymnasium
+    import torch
+
+    from fruit_envs.agents.networks import RowEncoder
+
+    space = gymnasium.spaces.Box(-1, 1, (3 + 4 * 2,))
+    torch.manual_seed(0)
+    encoder = RowEncoder(space, [(3, 11, 2)], hidden=8, per_row=2)
+    assert encoder.features_dim == 3 + 2 * 8 + 4 * 2
+    obs = torch.tensor([[1.0, 2.0, 3.0, 0.5, 0.1, 0.9, -0.3, 0.0, 0.0, 0.2, 0.7]])
+    swapped = obs.clone()
+    swapped[0, 3:5], swapped[0, 5:7] = obs[0, 5:7], obs[0, 3:5]
+    a, b = encoder(obs)[0], encoder(swapped)[0]
+    assert torch.equal(a[:3], obs[0, :3]), "the rest passes through"
+    assert torch.allclose(a[3:19], b[3:19]), "mean and max over rows: no reordering changes them"
+    assert torch.allclose(a[19:21], b[21:23]) and torch.allclose(a[21:23], b[19:21]), "per-row features move"
+    assert torch.equal(a[23:25], torch.zeros(2)), "an absent row adds nothing"
+    with pytest.raises(ValueError, match="does not fit"):
+        RowEncoder(space, [(3, 12, 2)])
+
+
+def test_row_encoder_is_refused_for_a_game_without_rows(tmp_path, capsys):
+    assert train_ppo.main(["--game", "cherry_picking", "--row-encoder", "--runs-dir", str(tmp_path)]) == 2
+    assert "--row-encoder: Cherry Picking declares no blocks of like rows" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

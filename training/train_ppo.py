@@ -109,6 +109,9 @@ class Args(TrainArgs):
     """Adam step size of the warm start"""
     greedy_timesteps: int = 0
     """curriculum: the first this many timesteps are played against greedy only, then `opponent` takes over"""
+    row_encoder: bool = False
+    """encode each block of like rows the game declares (`rules.observation_rows`: Quickity Pickity's set
+    rows) with one network shared by its rows, pooled and kept per row, before the MLP (`agents.networks`)"""
     init_policy: str | None = None
     """start from these weights instead of a new network: a model or policy .zip, or `ppo-baseline` (the
     shipped baseline of this game and player count) to fine-tune it; a warm start, if any, refines them"""
@@ -329,6 +332,8 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
         )
     if starting and args.bc_opponent is not None and args.bc_games <= 0:
         raise ValueError(f"--bc-opponent {args.bc_opponent} needs --bc-games N > 0 (the warm-start games to play)")
+    if args.row_encoder:
+        policy_kwargs(args, spec, config)  # a game without row blocks is refused before the run folder exists
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
@@ -508,6 +513,21 @@ def initial_policy(args: Args, spec, config):
     return policy
 
 
+def policy_kwargs(args: Args, spec, config) -> dict:
+    """The policy network: `net_arch` hidden layers, after the row encoder when `row_encoder` is on."""
+    kwargs: dict = {"net_arch": list(args.net_arch)}
+    if args.row_encoder:
+        from fruit_envs.agents.networks import RowEncoder
+
+        rows = getattr(spec.rules, "observation_rows", None)
+        if rows is None:
+            raise ValueError(f"--row-encoder: {spec.name} declares no blocks of like rows in its observation")
+        layout = spec.rules.observation_layout(config)
+        blocks = [(layout[name].start, layout[name].stop, width) for name, width in rows(config).items()]
+        kwargs.update(features_extractor_class=RowEncoder, features_extractor_kwargs={"blocks": blocks})
+    return kwargs
+
+
 def train(args: Args) -> dict:
     """Run (or resume) training; returns a summary with the run folder and final win rates."""
     from sb3_contrib import MaskablePPO
@@ -577,7 +597,7 @@ def train(args: Args) -> dict:
             vf_coef=args.vf_coef,
             max_grad_norm=args.max_grad_norm,
             seed=args.seed,
-            policy_kwargs={"net_arch": list(args.net_arch)},
+            policy_kwargs=policy_kwargs(args, spec, config),
             device="cpu",
             verbose=0,
         )

@@ -207,6 +207,12 @@ def observation_layout(config: Config) -> dict[str, slice]:
     return layout
 
 
+def observation_rows(config: Config) -> dict[str, int]:
+    """Blocks of the observation made of like rows, and each row's width: a network may share its weights
+    across them (the training option `--row-encoder`)."""
+    return {"sets": config.num_players + SET_FEATURES}
+
+
 def observation_shape(config: Config) -> tuple[int]:
     return (observation_layout(config)["gains"].stop,)
 
