@@ -38,7 +38,7 @@ class RowEncoder(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         parts = [observations[:, self.rest]]
-        for (start, stop, width), net, head in zip(self.blocks, self.rows, self.heads):
+        for (start, stop, width), net, head in zip(self.blocks, self.rows, self.heads, strict=True):
             rows = observations[:, start:stop].reshape(len(observations), -1, width)
             present = (rows.abs().sum(dim=2, keepdim=True) > 0).to(rows.dtype)
             encoded = net(rows) * present  # ReLU outputs: an absent row's zeros never win the max
