@@ -47,6 +47,18 @@ def seatings(num_agents: int, num_players: int) -> np.ndarray:
     return np.array(list(rows), dtype=np.int64)
 
 
+def field_seatings(num_agents: int, num_players: int, field: int) -> np.ndarray:
+    """Each agent but `field` alone in one seat, every seat in turn, `field` in all the others:
+    `(S, num_players)`, the way a reference agent is measured against a heuristic."""
+    rows = []
+    for agent in (a for a in range(num_agents) if a != field):
+        for seat in range(num_players):
+            row = [field] * num_players
+            row[seat] = agent
+            rows.append(row)
+    return np.array(rows, dtype=np.int64)
+
+
 def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray, truncated: np.ndarray) -> list[dict]:
     """Results of every ordered pair of agents over the games where both played; truncated games are
     counted apart (neither win, draw nor loss) and the win rate is over finished games."""
@@ -148,6 +160,11 @@ def markdown(summary: dict) -> str:
         f"{summary['game']} v{summary['version']} with {summary['num_players']} players: {summary['total_games']} "
         f"games ({summary['seatings']} seatings x {summary['games_per_seating']}), seed {summary['seed']}; "
         f"{summary['truncated_games']} truncated (cut off by a cap: neither win nor loss)",
+        *(
+            [f"Each agent plays alone in one seat (every seat in turn) against {summary['field']} in all the others."]
+            if summary.get("field")
+            else []
+        ),
         "",
         "| agent | games | truncated | wins | win rate of finished games (95% CI) | rating |",
         "|---|---|---|---|---|---|",
@@ -191,7 +208,10 @@ def run(
     progress: bool = True,
     options: dict | None = None,
     record: Path | None = None,
+    field: str | None = None,
 ) -> dict:
+    """Play the tournament and write its files to `out`; with `field` (one of the labels), every other
+    agent plays alone in one seat against `field` in all the others instead of a round robin."""
     spec = get_spec(game)
     config = spec.make_config(num_players, **(options or {}))
     if config.num_players < 2:
@@ -211,8 +231,14 @@ def run(
     agent_names, specs = [label for label, _ in pairs_of], [agent for _, agent in pairs_of]
     if len(set(agent_names)) != len(agent_names):
         raise ValueError(f"agent labels must be distinct, got {agent_names}")
+    if field is not None and field not in agent_names:
+        raise ValueError(f"--field {field} must be one of the agents' labels {agent_names}")
     agents = [make_agent(agent, spec, config) for agent in specs]  # bad names fail before any game
-    table = seatings(len(agents), config.num_players)
+    table = (
+        seatings(len(agents), config.num_players)
+        if field is None
+        else field_seatings(len(agents), config.num_players, agent_names.index(field))
+    )
     seating = np.repeat(table, games_per_seating, axis=0)
     keys = np.tile(frng.keys_from_seed(seed, games_per_seating), len(table))
     chunk = max(1, 8192 // config.num_players)
@@ -268,6 +294,7 @@ def run(
         "pairwise": pairs,
         "ratings": ratings,
         "seatings": len(table),
+        "field": field,
         "games_per_seating": games_per_seating,
         "total_games": len(seating),
         "truncated_games": int(truncated.sum()),
@@ -308,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
         "--num-players", type=positive_int, default=None, help="players per game (default: the game's default)"
     )
     parser.add_argument("--games", type=positive_int, default=100, help="games per seating")
+    parser.add_argument(
+        "--field",
+        default=None,
+        help="one of the agents' labels: each other agent plays alone in one seat (every seat in turn) against "
+        "this one in all the others, instead of a round robin",
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the fixed game list")
     parser.add_argument(
         "--out",
@@ -337,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             out,
             not args.no_progress,
             record=args.record,
+            field=args.field,
         )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

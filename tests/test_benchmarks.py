@@ -133,6 +133,29 @@ def test_seatings_cover_every_ordering():
     assert len(four_two) == 14 and all({0, 1} <= set(row) for row in four_two.tolist())
 
 
+def test_field_seatings_put_each_agent_alone_in_every_seat():
+    assert tournament.field_seatings(3, 3, field=2).tolist() == [
+        [0, 2, 2],
+        [2, 0, 2],
+        [2, 2, 0],
+        [1, 2, 2],
+        [2, 1, 2],
+        [2, 2, 1],
+    ]
+
+
+def test_a_tournament_against_a_field(tmp_path):
+    """Issue 31's measure: the baseline alone in one seat, greedy in every other, seats rotated."""
+    out = tmp_path / "f"
+    data = tournament.run("fruit_picking", ["random", "greedy"], 3, 8, 0, out, progress=False, field="greedy")
+    assert data["field"] == "greedy" and data["total_games"] == 3 * 8
+    random_vs_field = next(p for p in data["pairwise"] if p["agent"] == "random")
+    assert random_vs_field["games"] == 24 and data["agents"]["random"]["games"] == 24
+    assert "alone in one seat (every seat in turn) against greedy" in (out / "summary.md").read_text()
+    with pytest.raises(ValueError, match=r"--field search must be one of the agents' labels"):
+        tournament.run("fruit_picking", ["random", "greedy"], 3, 8, 0, None, progress=False, field="search")
+
+
 @pytest.mark.parametrize("game, players", [("cherry_picking", 2), ("fruit_picking", 3)])
 def test_tournament_writes_results(game, players, tmp_path, capsys):
     out = tmp_path / "t"
