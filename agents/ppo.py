@@ -61,10 +61,10 @@ class PPOAgent:
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         policy = self.model.policy
-        with torch.no_grad():
+        with torch.no_grad():  # the actor's logits alone: no value head, no distribution objects (opponent play)
             obs_tensor, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
-            dist = policy.get_distribution(obs_tensor, action_masks=np.asarray(mask, dtype=bool))
-            logits = dist.distribution.logits.cpu().numpy().astype(np.float64)
+            features = policy.extract_features(obs_tensor, policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy().astype(np.float64)
         logits = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return np.argmax(logits, axis=1).astype(np.int64)
