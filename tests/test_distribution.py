@@ -62,6 +62,7 @@ def test_console_scripts_are_the_user_facing_commands():
         "fruit-envs-demonstrations": "fruit_envs.training.bc:main",
         "fruit-envs-baselines": "fruit_envs.training.baselines:main",
         "fruit-envs-tournament": "fruit_envs.benchmarks.tournament:main",
+        "fruit-envs-benchmark": "fruit_envs.benchmarks.benchmark:main",
         "fruit-envs-throughput": "fruit_envs.benchmarks.throughput:main",
         "fruit-envs-truncation": "fruit_envs.benchmarks.truncation:main",
         "fruit-envs-play": "fruit_envs.play:main",
@@ -293,6 +294,8 @@ def test_the_wheel_installs_only_fruit_envs(wheel_venv):
     assert "fruit_envs/py.typed" in names
     recipes = sorted(p.name for p in (ROOT / "training" / "recipes").glob("*.yaml"))
     assert recipes and all(f"fruit_envs/training/recipes/{name}" in names for name in recipes)
+    protocols = sorted(p.name for p in (ROOT / "benchmarks").glob("protocol_v*.yaml"))
+    assert protocols and all(f"fruit_envs/benchmarks/{name}" in names for name in protocols), "protocols ship"
     shipped = sorted(p.name for p in (ROOT / "agents" / "baselines").glob("*.*"))
     assert all(f"fruit_envs/agents/baselines/{name}" in names for name in shipped), "the PPO baselines ship"
     assert not [n for n in names if "/results/" in n], "the project's own results stay in the repository"

@@ -1,0 +1,454 @@
+"""Issue 32: the benchmark protocol (benchmarks/protocol_v1.yaml) and `fruit_envs.benchmark.evaluate`.
+
+Every test plays a tiny slice (Cherry Picking with two players, a few games per cell, the cheap
+references), so the whole file runs in seconds: each kind of POLICY argument, privileged marking,
+determinism, the bad-input cases (the failing game saved as a replayable record, finished cells kept),
+refusals before any game is played, the protocol's pins against the installed environments, the
+ratings' arithmetic and the report files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fruit_envs import replay as freplay
+from fruit_envs.agents import make_agent
+from fruit_envs.agents.ppo import baseline_files
+from fruit_envs.benchmark import BenchmarkError, PolicyError, evaluate, load_protocol
+from fruit_envs.benchmarks import benchmark as bm
+from fruit_envs.core import record as frecord
+from fruit_envs.core.spec import get_spec, registered_games
+
+ROOT = Path(__file__).resolve().parents[1]
+PROTOCOL = ROOT / "benchmarks" / "protocol_v1.yaml"
+GAME = "cherry_picking"
+TINY = {"suite": "quick", "games": 4, "only": [f"{GAME}:2"], "references": ["random", "greedy"], "progress": False}
+
+
+def numbers(report: dict) -> dict:
+    """What must be identical run to run: every number but the clocks."""
+    drop = {"seconds"}
+    cells = [{k: v for k, v in c.items() if k not in drop} for c in report["cells"]]
+    return {"cells": cells, "groups": report["groups"], "aggregate": report["aggregate"]}
+
+
+class FirstLegal:
+    """An observation-only policy with a batched act: the lowest legal action."""
+
+    name = "first-legal"
+
+    def act(self, obs, mask, rng):
+        return np.argmax(mask, axis=1).astype(np.int64)
+
+
+class Faulty:
+    """Plays its first legal action until `fail` is set, then misbehaves in one of the ways of point 8."""
+
+    name = "faulty"
+
+    def __init__(self, how: str, fail: bool = True):
+        self.how, self.fail = how, fail
+
+    def act(self, obs, mask, rng):
+        actions = np.argmax(mask, axis=1).astype(np.int64)
+        if not self.fail:
+            return actions
+        if self.how == "illegal":
+            return np.argmin(mask, axis=1).astype(np.int64)  # an action the mask forbids (every row has one)
+        if self.how == "shape":
+            return actions[:, None]
+        if self.how == "float":
+            return actions.astype(np.float64)
+        if self.how == "range":
+            return np.full(len(mask), mask.shape[1], dtype=np.int64)
+        if self.how == "raise":
+            raise RuntimeError("the policy broke")
+        raise AssertionError(self.how)
+
+
+@pytest.fixture
+def cheap_protocol(tmp_path) -> Path:
+    """Protocol v1 with the search reference at a tiny budget (rollouts=2, depth=2), for fast tests."""
+    text = re.sub(r"search:rollouts=\d+,depth=\d+", "search:rollouts=2,depth=2", PROTOCOL.read_text())
+    path = tmp_path / "protocol_cheap.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """Fails the test if any game is played."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a game was played before the refusal")
+
+    monkeypatch.setattr(bm, "play_games", refuse)
+
+
+# --- the protocol file ----------------------------------------------------------------------------
+
+
+def test_protocol_pins_the_installed_environments_and_official_counts():
+    protocol = load_protocol(1)
+    installed = {spec.id: spec for spec in registered_games()}
+    assert protocol.version == 1 and protocol.path == PROTOCOL
+    assert set(protocol.environments) == set(installed), "every registered game is in the protocol"
+    for game, version in protocol.environments.items():
+        assert installed[game].version == version, f"protocol v1 pins {game}_v{version}"
+        assert protocol.player_counts[game] == list(installed[game].official_player_counts)
+    assert bm.check_environments(protocol) == protocol.environments
+    assert list(protocol.references) == ["random", "greedy", "ppo-baseline", "search"]
+    assert set(protocol.suites) == {"quick", "standard", "full"}
+    assert protocol.suite_groups("quick") == [(g, 1 if g == "juicy_fruits_solo" else 2) for g in protocol.games()]
+    standard = protocol.suite_groups("standard")
+    assert standard == [(g, p) for g in protocol.games() for p in installed[g].official_player_counts]
+    for game, by_game in protocol.references["search"].items():  # a fixed budget, written out in full
+        agent = make_agent(by_game, game, get_spec(game).make_config(protocol.player_counts[game][0]))
+        assert by_game == agent.options.label()
+    for game, counts in protocol.anchors.items():
+        for players, anchors in counts.items():
+            assert players in protocol.player_counts[game]
+            if players > 1:
+                assert anchors["random"] == 0.0, "random is the zero of every rating scale"
+
+
+def test_every_two_player_group_and_the_score_attack_are_calibrated():
+    """The references that ship today have anchors (the 3-5 player PPO baselines come later)."""
+    protocol = load_protocol(1)
+    for game, players in protocol.suite_groups("quick"):
+        anchors = protocol.anchor(game, players)
+        shipped = baseline_files(get_spec(game), players)[0].is_file()
+        for name, value in anchors.items():
+            if name != "ppo-baseline" or shipped:
+                assert value is not None, f"{game} {players}p: no anchor for {name}"
+        if players > 1:
+            assert anchors["search"] > anchors["random"] == 0
+
+
+def test_another_environment_version_is_refused_before_play(tmp_path, no_games):
+    text = PROTOCOL.read_text().replace("  cherry_picking: 0", "  cherry_picking: 7")
+    path = tmp_path / "protocol_v1_other.yaml"
+    path.write_text(text)
+    with pytest.raises(BenchmarkError, match=r"pins cherry_picking_v7, this fruit_envs .* has cherry_picking_v0"):
+        evaluate("greedy", **{**TINY, "protocol": path})
+
+
+# --- each kind of POLICY --------------------------------------------------------------------------
+
+
+def test_policy_by_agent_name_writes_the_report_card(tmp_path):
+    report = evaluate("greedy", out=tmp_path / "card", **TINY)
+    assert report["status"] == "complete" and report["policy"] == {
+        "label": "greedy",
+        "kind": "name",
+        "privileged": False,
+    }
+    assert [(c["game"], c["players"], c["reference"], c["games"]) for c in report["cells"]] == [
+        (GAME, 2, "random", 4),
+        (GAME, 2, "greedy", 4),
+    ]
+    cell = report["cells"][0]
+    assert cell["finished"] + cell["truncated"] == 4 and cell["wins"] + cell["draws"] + cell["losses"] == 4
+    assert cell["win_low"] <= cell["win_share"] <= cell["win_high"] and cell["mean_rank"] is None
+    (group,) = report["groups"]
+    assert group["rated_against"] == ["random", "greedy"] and group["rating_low"] <= group["rating"]
+    assert group["rating"] <= group["rating_high"] and group["normalised"] is not None
+    assert report["aggregate"]["groups"] == 1
+    assert not report["conforms"] and len(report["deviations"]) == 3  # games, references, games filter
+
+    files = sorted(p.name for p in (tmp_path / "card").iterdir())
+    assert files == ["report.json", "report.md", "report.png"]
+    saved = json.loads((tmp_path / "card" / "report.json").read_text())
+    assert (
+        saved["protocol"] == 1 and saved["package"]["fruit_envs"] and saved["environments"][GAME] == "cherry_picking_v0"
+    )
+    assert saved["seed"] == load_protocol(1).seed and saved["wall_seconds"] >= 0 and saved["machine"]["cores"] >= 1
+    assert saved["cells"] == json.loads(json.dumps(report["cells"]))
+    md = (tmp_path / "card" / "report.md").read_text()
+    assert md.startswith("# Benchmark of greedy") and "Protocol v1 (protocol_v1.yaml" in md
+    assert "| random | 4 |" in md and "DOES NOT CONFORM" in md
+
+
+def test_policy_by_model_path_plays_as_ppo():
+    path = str(ROOT / "agents" / "baselines" / "cherry_picking_2p.zip")
+    report = evaluate(path, **TINY)
+    assert report["policy"]["kind"] == "model" and report["policy"]["label"] == path
+    named = evaluate(f"ppo:{path}", **TINY)
+    assert numbers(named) == numbers(report), "a model path is played as ppo:PATH"
+
+
+def test_policy_as_an_object_with_batched_act():
+    report = evaluate(FirstLegal(), **TINY)
+    assert report["policy"] == {"label": "first-legal", "kind": "object", "privileged": False}
+    assert len(report["cells"]) == 2
+
+
+def test_policy_as_a_factory_gets_each_game_and_player_count():
+    made = []
+
+    def make(spec, config):
+        made.append((spec.id, config.num_players))
+        return make_agent("greedy", spec, config)
+
+    report = evaluate(make, **{**TINY, "only": [f"{GAME}:2", "juicy_fruits_solo"]})
+    assert made == [(GAME, 2), ("juicy_fruits_solo", 1)] and report["policy"]["kind"] == "factory"
+    solo = report["cells"][-1]
+    assert solo["game"] == "juicy_fruits_solo" and solo["reference"] is None and solo["mean_score"] > 0
+    assert numbers(evaluate("greedy", **{**TINY, "only": [f"{GAME}:2", "juicy_fruits_solo"]})) == numbers(report)
+
+
+def test_policy_by_import_path_on_the_command_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_policies.py").write_text(
+        textwrap.dedent(
+            """
+            from fruit_envs.agents import make_agent
+
+            def make(game_spec, config):
+                return make_agent("greedy", game_spec, config)
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    args = ["my_policies:make", "--suite", "quick", "--games", "4", "--games-filter", f"{GAME}:2"]
+    assert bm.main([*args, "--references", "random", "greedy", "--no-progress"]) == 0
+    (out,) = (tmp_path / "results" / "benchmark").iterdir()
+    assert out.name.startswith("my_policies_make_quick_")
+    report = json.loads((out / "report.json").read_text())
+    assert report["policy"] == {"label": "my_policies:make", "kind": "factory", "privileged": False}
+    printed = capsys.readouterr().out
+    assert "win share (95% CI)" in printed and "aggregate normalised score" in printed and "report in" in printed
+    assert numbers(report) == json.loads(json.dumps(numbers(evaluate("greedy", **TINY))))
+
+
+# --- privileged, determinism -----------------------------------------------------------------------
+
+
+def test_a_policy_reading_the_true_state_is_marked_privileged(tmp_path, cheap_protocol):
+    """Search (here the protocol's own reference search, `reference:search`) reads the true state."""
+    report = evaluate("reference:search", out=tmp_path, protocol=cheap_protocol, **{**TINY, "games": 2})
+    assert report["policy"] == {"label": "reference:search", "kind": "reference", "privileged": True}
+    assert (
+        "[privileged]" in (tmp_path / "report.md").read_text()
+        and "Privileged policy" in (tmp_path / "report.md").read_text()
+    )
+    assert "PRIVILEGED" in bm.summary_table(report)
+    assert json.loads((tmp_path / "report.json").read_text())["policy"]["privileged"] is True
+
+
+def test_same_policy_same_protocol_same_numbers():
+    first = evaluate("greedy", **{**TINY, "references": ["random", "greedy", "ppo-baseline"]})
+    second = evaluate("greedy", **{**TINY, "references": ["random", "greedy", "ppo-baseline"]})
+    assert numbers(first) == numbers(second)
+    reseeded = evaluate("greedy", **{**TINY, "references": ["random", "greedy", "ppo-baseline"], "seed": 3})
+    assert numbers(reseeded) != numbers(first), "the seed picks the deals"
+
+
+def test_more_players_report_mean_rank():
+    report = evaluate(FirstLegal(), **{**TINY, "suite": "standard", "games": 3, "only": [f"{GAME}:3"]})
+    for cell in report["cells"]:
+        assert cell["games"] == 3 and 1.0 <= cell["mean_rank"] <= 3.0
+
+
+# --- bad input (point 8) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "how, problem",
+    [
+        ("illegal", r"chose action \d+, which is not legal here"),
+        ("shape", r"returned a malformed batch of actions .*shape \(\d+, 1\)"),
+        ("float", r"returned a malformed batch of actions .*dtype float64"),
+        ("range", r"returned a malformed batch of actions .*is not an action"),
+        ("raise", r"raised RuntimeError: the policy broke"),
+    ],
+)
+def test_a_faulty_policy_stops_the_run_with_the_game_saved(tmp_path, monkeypatch, how, problem):
+    policy = Faulty(how, fail=False)
+    played = bm.play_cell
+
+    def then_fail(*args, **kwargs):  # the first cell plays well, the second fails
+        result = played(*args, **kwargs)
+        policy.fail = True
+        return result
+
+    monkeypatch.setattr(bm, "play_cell", then_fail)
+    with pytest.raises(PolicyError, match=problem) as raised:
+        evaluate(policy, out=tmp_path, **TINY)
+    message = str(raised.value)
+    seed = load_protocol(1).seed
+    assert f"in {GAME} with 2 players against greedy, seed {seed}" in message
+    assert "seat " in message and "step " in message and "failure.jsonl" in message
+
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["status"] == "stopped" and report["error"] == message
+    assert [c["reference"] for c in report["cells"]] == ["random"], "the finished cell is kept"
+    assert "| random | 4 |" in (tmp_path / "report.md").read_text()
+    assert raised.value.report["cells"] == report["cells"]
+
+    (record,) = frecord.read_records(tmp_path / "failure.jsonl")
+    assert record.game == GAME and record.outcome is None and record.meta["source"] == "benchmark"
+    assert record.players[record.meta["seat"]] == "faulty" and record.meta["reference"] == "greedy"
+    replayed = frecord.replay(record)
+    final = replayed.final
+    assert int(final.step_count[0]) == record.meta["step"] == len(record.actions)
+    assert int(final.to_move[0]) == record.meta["seat"], "the replay stops where the policy had to decide"
+    if how == "illegal":
+        assert not get_spec(GAME).rules.legal_mask(final)[0, record.meta["attempted"]]
+    shown = io.StringIO()
+    assert freplay.main([str(tmp_path / "failure.jsonl"), "--summary"], out=shown) == 0, (
+        "python -m fruit_envs.replay reads it"
+    )
+    assert "not finished" in shown.getvalue()
+
+
+def test_a_faulty_policy_on_the_command_line_exits_2(tmp_path, monkeypatch, capsys):
+    (tmp_path / "bad_policies.py").write_text(
+        "import numpy as np\nclass Bad:\n    def act(self, obs, mask, rng):\n        return np.argmin(mask, axis=1)\nagent = Bad()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = ["bad_policies:agent", "--suite", "quick", "--games", "2", "--games-filter", GAME, "--no-progress"]
+    assert bm.main([*args, "--references", "random", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: policy 'bad_policies:agent' chose action") and "failure.jsonl" in err
+    assert (tmp_path / "out" / "failure.jsonl").is_file() and (tmp_path / "out" / "report.json").is_file()
+
+
+# --- refusals before play --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"suite": "huge"}, r"unknown suite 'huge'; protocol v1 has \['quick', 'standard', 'full'\]"),
+        ({"only": ["chess"]}, r"unknown game 'chess'; protocol v1 has"),
+        ({"only": [f"{GAME}:5"]}, r"suite 'quick' plays cherry_picking with \[2\] players, not 5"),
+        ({"references": ["expert"]}, r"unknown references \['expert'\]"),
+        ({"games": 0}, r"games \(per cell\) must be a positive integer"),
+    ],
+)
+def test_unknown_suite_game_or_reference_is_refused_before_play(no_games, change, message):
+    with pytest.raises(BenchmarkError, match=message):
+        evaluate("greedy", **{**TINY, **change})
+
+
+@pytest.mark.parametrize(
+    "policy, message",
+    [
+        ("nonsense", r"policy 'nonsense': unknown agent 'nonsense'; known agents are"),
+        ("missing.zip", r"policy 'missing.zip': no model file there"),
+        ("ppo:missing.zip", r"no PPO model at 'missing.zip'"),
+        ("no_such_module_here:make", r"cannot import 'no_such_module_here'"),
+        ("fruit_envs.agents:no_such_factory", r"fruit_envs.agents has no attribute 'no_such_factory'"),
+        (42, r"policy must be an agent name .* got 42"),
+    ],
+)
+def test_unknown_policy_is_refused_before_play(no_games, policy, message):
+    with pytest.raises(BenchmarkError, match=message):
+        evaluate(policy, **TINY)
+
+
+def test_a_policy_for_another_game_is_refused_before_play(no_games):
+    path = str(ROOT / "agents" / "baselines" / "cherry_picking_2p.zip")
+    with pytest.raises(BenchmarkError, match=r"cannot play every game of suite 'quick': fruit_picking with 2 players"):
+        evaluate(path, **{**TINY, "only": [f"{GAME}:2", "fruit_picking:2"]})
+
+
+def test_refusals_on_the_command_line_exit_2_and_write_nothing(tmp_path, monkeypatch, capsys, no_games):
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["greedy", "--suite", "huge"],
+        ["nonsense", "--suite", "quick"],
+        ["greedy", "--games-filter", "chess"],
+    ):
+        assert bm.main([*args, "--no-progress"]) == 2
+        assert capsys.readouterr().err.startswith("error: ")
+    assert not list(tmp_path.iterdir()), "nothing written"
+
+
+def test_a_missing_ppo_baseline_is_named_before_play(monkeypatch):
+    protocol = load_protocol(1)
+    missing = [
+        (g, p)
+        for g, p in protocol.suite_groups("standard")
+        if p > 1 and not baseline_files(get_spec(g), p)[0].is_file()
+    ]
+    if not missing:
+        pytest.skip("every PPO baseline of protocol v1 is shipped")
+    game, players = missing[0]
+    args = {**TINY, "suite": "standard", "games": players, "only": [f"{game}:{players}"]}
+    args["references"] = ["random", "ppo-baseline"]
+    with monkeypatch.context() as patch:
+        patch.setattr(bm, "play_games", lambda *a, **k: pytest.fail("played before the refusal"))
+        with pytest.raises(BenchmarkError, match=rf"missing for: {game} {players}p \({game}_{players}p.zip\)"):
+            evaluate(FirstLegal(), **args)
+    report = evaluate(FirstLegal(), **args, skip_missing=True)
+    assert [c["reference"] for c in report["cells"]] == ["random"]
+    assert any("left out" in d for d in report["deviations"])
+
+
+# --- ratings, best response, packaging --------------------------------------------------------------
+
+
+def test_rating_fits_against_fixed_anchors():
+    anchors = np.array([0.0, 200.0])
+    even = bm.fit_rating(np.array([50.0, 50.0]), np.array([100.0, 100.0]), np.array([100.0, 100.0]), prior=0)
+    assert abs(float(even) - 100.0) < 1e-6, "an even score against players at 100 is a rating of 100"
+    three_to_one = bm.fit_rating(np.array([75.0]), np.array([100.0]), np.array([0.0]), prior=0)
+    assert abs(float(three_to_one) - 400 * np.log10(3)) < 1e-6
+    sweep = bm.fit_rating(np.array([10.0, 10.0]), np.array([10.0, 10.0]), anchors, prior=1)
+    assert np.isfinite(sweep) and sweep > 200, "a clean sweep stays finite"
+    batch = bm.fit_rating(np.array([[5.0, 5.0], [9.0, 6.0]]), np.array([10.0, 10.0]), anchors, prior=0)
+    assert batch.shape == (2,) and batch[0] < batch[1]
+    joint = bm.fit_joint([("a", "random", 75.0, 100.0), ("b", "a", 50.0, 100.0)], {"random": 0.0}, prior=0)
+    assert abs(joint["a"] - 400 * np.log10(3)) < 1e-4 and abs(joint["b"] - joint["a"]) < 1e-4
+
+
+def test_pairwise_outcomes_rank_winners_then_scores():
+    scores = np.array([[10, 20, 5], [7, 7, 9]])
+    winners = np.array([[False, True, False], [True, True, False]])
+    outcomes = bm.pair_outcomes(scores, winners, np.array([0, 0]))
+    assert np.array_equal(outcomes[0, 1:], [0.0, 1.0]), "lost to the winner, beat the lower score"
+    assert np.array_equal(outcomes[1, 1:], [0.5, 1.0]), "a shared win ties"
+
+
+def test_best_response_trains_a_tiny_ppo_against_the_policy():
+    options = {"num_envs": 8, "n_steps": 8, "batch_size": 32, "n_epochs": 1, "net_arch": [16], "games_per_seat": 4}
+    report = evaluate("random", **{**TINY, "games": 2}, best_response=64, best_response_options=options)
+    (result,) = report["best_response"]
+    assert result["game"] == GAME and result["steps"] >= 64 and result["games"] == 8
+    assert result["win_low"] <= result["win_share"] <= result["win_high"]
+    assert "best response in cherry_picking" in bm.summary_table(report)
+
+
+def test_the_api_module_imports_no_torch():
+    code = "import sys, fruit_envs.benchmark; assert 'torch' not in sys.modules and 'matplotlib' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_the_protocol_ships_in_the_package():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"fruit_envs.benchmarks" = ["protocol_v*.yaml"]' in pyproject
+    assert 'fruit-envs-benchmark = "fruit_envs.benchmarks.benchmark:main"' in pyproject
+
+
+def test_calibration_prints_the_anchors_block(capsys, cheap_protocol):
+    """`--calibrate` rates the references against each other (random at 0) and prints the block to paste."""
+    args = ["--calibrate", "--suite", "quick", "--games", "2", "--games-filter", f"{GAME}:2", "juicy_fruits_solo"]
+    assert bm.main([*args, "--protocol", str(cheap_protocol), "--no-progress"]) == 0
+    import yaml
+
+    anchors = yaml.safe_load(capsys.readouterr().out)["anchors"]
+    assert set(anchors) == {GAME, "juicy_fruits_solo"}
+    assert set(anchors[GAME][2]) == {"random", "greedy", "ppo-baseline", "search"} and anchors[GAME][2]["random"] == 0
+    assert anchors["juicy_fruits_solo"][1]["ppo-baseline"] is None, "no score-attack baseline ships"
+    assert anchors["juicy_fruits_solo"][1]["greedy"] > 0
