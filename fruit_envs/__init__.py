@@ -1,14 +1,13 @@
 """fruit_envs: reinforcement-learning environments for four fruit tabletop games.
 
-import gymnasium, fruit_envs
+import gymnasium, pettingzoo, fruit_envs  # the import registers every game with both (fruit_envs.core.registry)
 env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, opponent="greedy")
+aec = pettingzoo.make("aec", "fruit_envs/cherry_picking-v0", num_players=3)  # the same env as:
 from fruit_envs import cherry_picking_v0
 aec = cherry_picking_v0.env(num_players=3)
 """
 
 from __future__ import annotations
-
-import gymnasium
 
 from fruit_envs import (
     _checkout,  # noqa: F401  (first: serves fruit_envs.agents/.training/.benchmarks in a checkout)
@@ -24,22 +23,9 @@ from fruit_envs.core import (
     registered_games,
 )
 from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
+from fruit_envs.core.registry import register_envs
 
 __version__ = "0.1.0"  # the one place the version is written: pyproject reads it (dynamic = ["version"])
-
-
-def register_envs() -> None:
-    """Register every game with Gymnasium as `fruit_envs/<Name>-v<version>` (idempotent)."""
-    for spec in registered_games():
-        if spec.gym_id not in gymnasium.registry:
-            gymnasium.register(
-                id=spec.gym_id,
-                entry_point="fruit_envs.core.gym_env:FruitEnv",
-                vector_entry_point="fruit_envs.core.gym_env:vector_entry_point",
-                kwargs={"game": spec.id},
-                disable_env_checker=False,
-                order_enforce=False,  # FruitEnv raises our ResetNeededError itself, as every adapter does
-            )
 
 
 register_envs()
