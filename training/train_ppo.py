@@ -430,7 +430,8 @@ class League:
         return len(self.snapshots) + len(self.baselines) + 1
 
 
-def plot_learning_curve(eval_csv: Path, out: Path, title: str) -> None:
+def plot_learning_curve(eval_csv: Path, out: Path, title: str, num_players: int = 2) -> None:
+    """The evaluations of a run as a picture; win rates beside the fair share 1/n of `num_players`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -441,7 +442,7 @@ def plot_learning_curve(eval_csv: Path, out: Path, title: str) -> None:
     if rows and "mean_score" in rows[0]:
         _plot_scores(ax, rows, title)
     else:
-        _plot_win_rates(ax, rows, title)
+        _plot_win_rates(ax, rows, title, num_players)
     fig.tight_layout()
     tmp = out.with_name(out.stem + ".tmp.png")
     fig.savefig(tmp, dpi=100)
@@ -466,7 +467,7 @@ def _plot_scores(ax, rows: list[dict], title: str) -> None:
     ax.legend(loc="lower right")
 
 
-def _plot_win_rates(ax, rows: list[dict], title: str) -> None:
+def _plot_win_rates(ax, rows: list[dict], title: str, num_players: int = 2) -> None:
     for opponent, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
         sel = [r for r in rows if r["opponent"] == opponent]
         if not sel:
@@ -477,7 +478,7 @@ def _plot_win_rates(ax, rows: list[dict], title: str) -> None:
         hi = np.array([float(r["win_rate_high"]) for r in sel])
         ax.plot(x, y, marker="o", color=colour, label=f"vs {opponent}")
         ax.fill_between(x, lo, hi, color=colour, alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.axhline(1 / num_players, color="grey", lw=0.8, ls="--", label=f"fair share 1/{num_players}")
     ax.set(xlabel="timesteps", ylabel="win rate (95% Wilson CI)", ylim=(0, 1), title=title)
     ax.legend(loc="lower right")
 
@@ -701,7 +702,7 @@ def train(args: Args) -> dict:
             for name in baselines:
                 writer.add_scalar(f"eval/mean_score_{name}", latest_eval[name]["mean_score"], timesteps)
             writer.flush()
-            plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
+            plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title, config.num_players)
             return
         for name, opponent in baselines.items():
             start = time.time()
@@ -724,7 +725,7 @@ def train(args: Args) -> dict:
             writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
             writer.add_scalar(f"eval/truncated_rate_vs_{name}", result["truncated_rate"], timesteps)
         writer.flush()
-        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title)
+        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title, config.num_players)
 
     def checkpoint(timesteps: int) -> None:
         atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")

@@ -430,6 +430,7 @@ def train(args: Args) -> dict:
                 run_dir / "eval.csv",
                 run_dir / "learning_curve.png",
                 f"{spec.name}, {args.num_players} players: RLlib PPO (self-play)",
+                args.num_players,
             )
 
         def checkpoint(t: int) -> None:
