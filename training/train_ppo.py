@@ -414,10 +414,9 @@ class League:
             weight = 1.0 - latest
         snapshot_share = (1.0 - latest - weight) / len(self.snapshots) if self.snapshots else 0.0
         baseline_share = weight / len(self.baselines)
-        weights = [latest] + [snapshot_share] * len(self.snapshots) + [baseline_share] * len(self.baselines)
-        if sum(weights) <= 0:
-            return [self.latest()], [1.0]
-        return [self.latest()] + others, weights
+        return [self.latest()] + others, (
+            [latest] + [snapshot_share] * len(self.snapshots) + [baseline_share] * len(self.baselines)
+        )
 
     def truncate_after(self, timesteps: int) -> None:
         keep = [f for f in self.files if int(f.split("_")[1].split(".")[0]) <= timesteps]
