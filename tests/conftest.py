@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
-# Tianshou's buffers use numba: compiling them costs ~30 s of CPU in every test process, far more than
-# the few steps its tests take (tests/test_clients.py, the README's snippet); plain Python does here.
-os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
-
-import fruit_envs  # noqa: E402, F401  (registers the games)
-from fruit_envs.core.spec import registered_games  # noqa: E402
-from fruit_envs.core.threads import limit_threads  # noqa: E402
+import fruit_envs  # noqa: F401  (registers the games)
+from fruit_envs.core.spec import registered_games
+from fruit_envs.core.threads import limit_threads
 
 # One torch (and BLAS) thread in each test process: `./dev test` runs one xdist worker per core, and more
 # threads than cores make torch's threads wait on each other (issue 30). Training subprocesses inherit it.

@@ -363,6 +363,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
 
 
 _SET_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos"})
+_NEED_RESET = _SET_BY_RESET | {"agents", "num_agents"}
 
 
 def _phase(env) -> str:
@@ -371,79 +372,112 @@ def _phase(env) -> str:
     return "play" if names is None or phase is None else names[int(phase[0])]
 
 
-class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
-    """PettingZoo's wrapper, also telling the env that an illegal move ended the game (for its record)."""
+class _Guarded(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
+    """The AEC env as PettingZoo classic wraps it, in one layer instead of three (each attribute read
+    through a wrapper costs a Python call, and a loop reads several per step):
 
-    def load_state(self, state) -> None:
-        self.env.load_state(state)
-        self._terminated, self._prev_obs, self._prev_info = False, None, None  # a new position, as reset() leaves
+    * order (PettingZoo's `OrderEnforcingWrapper`): anything used before `reset()` raises the raw env's
+      `ResetNeededError`; a step after every agent has left warns; `load_state()` counts as a reset;
+    * actions (in place of `AssertOutOfBoundsWrapper`): something that is not an action at all (bool,
+      float, str, out of range) raises `InvalidActionError`, as in every other API;
+    * illegal moves (PettingZoo's `TerminateIllegalWrapper`): a legal-looking but illegal action logs a
+      warning and ends the game, the offender getting `illegal_reward` and the others 0 (and the env
+      records the game with the offender losing).
+    """
 
-    def step(self, action):
-        agent, already = self.agent_selection, self._terminated
-        super().step(action)
-        if self._terminated and not already:
-            self.env.unwrapped._illegal_ended([self.possible_agents.index(agent)], [action])
-
-
-class _CheckAction(wrappers.BaseWrapper):
-    """In place of PettingZoo's `AssertOutOfBoundsWrapper`: an action that is not an action at all
-    (bool, float, str, out of range) raises `InvalidActionError` as in every other API, and a step
-    after the game is over says so; only a legal-looking id reaches the illegal-move wrapper below."""
-
-    def step(self, action):
-        raw = self.env.unwrapped
-        if not raw.agents:
-            raise RuntimeError(f"{raw.spec.name}: the game is over and every agent has left; call reset()")
-        agent = raw.agent_selection
-        if action is None and (raw.terminations[agent] or raw.truncations[agent]):
-            return super().step(action)
-        super().step(validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}"))
-
-
-class _OrderEnforcing(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks, raising the raw env's `ResetNeededError` (not an `AssertionError`) for
-    anything used before `reset()`; `load_state()` through it counts as a reset."""
+    def __init__(self, env: FruitAECEnv, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._terminated = False
 
     def _require_reset(self, what: str) -> None:
         if not self._has_reset:
-            raise ResetNeededError(self.unwrapped.spec.name, what)
+            raise ResetNeededError(self.env.spec.name, what)
 
     def __getattr__(self, name: str):
-        if name in _SET_BY_RESET | {"agents", "num_agents"}:
+        if name in _NEED_RESET:
             self._require_reset(name)
-        return super().__getattr__(name)
+        if name.startswith("_") and name != "_cumulative_rewards":
+            raise AttributeError(f"accessing private attribute '{name}' is prohibited")
+        return getattr(self.env, name)
+
+    def _forward(name: str):  # noqa: N805 - builds the properties below
+        def read(self):
+            if not self._has_reset:
+                self._require_reset(name)
+            return getattr(self.env, name)
+
+        def write(self, value):
+            setattr(self.env, name, value)
+
+        return property(read, write, doc=f"The raw env's `{name}` (after reset).")
+
+    agent_selection = _forward("agent_selection")
+    agents = _forward("agents")
+    rewards = _forward("rewards")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+    del _forward
+
+    def reset(self, seed=None, options=None):
+        self._terminated = False
+        super().reset(seed=seed, options=options)
 
     def render(self):
         self._require_reset("render()")
         return super().render()
 
-    def step(self, action) -> None:
-        self._require_reset("step()")
-        super().step(action)
-
     def observe(self, agent):
         self._require_reset(f"observe({agent!r})")
-        return super().observe(agent)
+        return self.env.observe(agent)
 
     def state(self) -> np.ndarray:
         self._require_reset("state()")
-        return super().state()
+        return self.env.state()
 
     def action_mask(self, agent=None) -> np.ndarray:
         self._require_reset("action_mask()")
-        return self.unwrapped.action_mask(agent)
+        return self.env.action_mask(agent)
 
     def load_state(self, state) -> None:
         self.env.load_state(state)
         self._has_reset = self._has_updated = True
+        self._terminated = False  # a new position, as reset() leaves
+
+    def step(self, action) -> None:
+        self._require_reset("step()")
+        raw = self.env
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            if action is not None:
+                action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
+            raw._was_dead_step(action) if self._terminated else raw.step(action)
+            return
+        action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
+        if raw._mask(raw.possible_agents.index(agent))[action]:
+            raw.step(action)
+            return
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+        raw._illegal_ended([raw.possible_agents.index(agent)], [action])
 
 
 def make_aec_env(game, illegal_reward: float = -1.0, **kwargs):
     """`raw_env` wrapped like PettingZoo classic: an illegal move loses, ends the game, logs a warning."""
-    env = FruitAECEnv(game, **kwargs)
-    env = _TerminateIllegal(env, illegal_reward=illegal_reward)
-    env = _CheckAction(env)
-    return _OrderEnforcing(env)
+    return _Guarded(FruitAECEnv(game, **kwargs), illegal_reward=illegal_reward)
 
 
 class FruitParallelEnv(_SingleGame, ParallelEnv):

@@ -7,6 +7,7 @@ Every game's `State` subclasses `BatchState`. The public schema is `keys` (per-g
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 from dataclasses import dataclass
@@ -38,17 +39,21 @@ class BatchState:
 
     @classmethod
     def array_names(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls) if f.name != "config"]
+        return list(_array_names(cls))
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in self.array_names()}
+        return {name: getattr(self, name) for name in _array_names(type(self))}
 
     @property
     def batch_size(self) -> int:
         return int(self.done.shape[0])
 
     def copy(self: S) -> S:
-        return type(self)(config=self.config, **{k: v.copy() for k, v in self.arrays().items()})
+        new = object.__new__(type(self))  # the fields as they are: a copy needs no __init__ checks
+        new.config = self.config
+        for name in _array_names(type(self)):
+            setattr(new, name, getattr(self, name).copy())
+        return new
 
     def take(self: S, index) -> S:
         """The games at `index` (an index array, slice or boolean mask) as a new batch."""
@@ -75,6 +80,12 @@ class BatchState:
             config=config,
             **{k: np.concatenate([getattr(s, k) for s in states]) for k in cls.array_names()},
         )
+
+
+@functools.cache
+def _array_names(cls: type) -> tuple[str, ...]:
+    """The array fields of a state class, in declaration order (read once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "config")
 
 
 def save(state: BatchState, file) -> None:

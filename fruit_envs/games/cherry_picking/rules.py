@@ -159,6 +159,20 @@ def _wildcard_assignments(wild: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+@cache
+def _wildcard_table(max_wild: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every assignment of 0..max_wild wildcards to the six sorts, padded: `(W+1, K, 6)` and row counts."""
+    rows = [_wildcard_assignments(w) for w in range(max_wild + 1)]
+    table = np.zeros((max_wild + 1, max(len(r) for r in rows), len(C.SORTS)), dtype=np.int64)
+    for w, r in enumerate(rows):
+        table[w, : len(r)] = r
+    return table, np.array([len(r) for r in rows], dtype=np.int64)
+
+
+def _score_args(mode: str, max_wild: int = C.N_WILDCARDS) -> tuple:
+    return (_same_sort_table(mode), *_wildcard_table(max_wild))
+
+
 def score_piles(piles: np.ndarray, same_sort_bonus: str = "repeat") -> np.ndarray:
     """Points of harvest piles given as card counts `(..., 53)`; returns `(...)` int64.
 
@@ -170,21 +184,15 @@ def score_piles(piles: np.ndarray, same_sort_bonus: str = "repeat") -> np.ndarra
         raise ValueError(f"a pile is {N_CARDS} card counts, got shape {piles.shape}")
     if (piles < 0).any():
         raise ValueError("pile card counts must be non-negative")
-    lead = piles.shape[:-1]
-    flat = piles.reshape(-1, N_CARDS)
-    values = flat @ C.CARD_VALUE.astype(np.int64)
-    ladders = flat[:, C.LADDER]
-    wild = flat[:, C.WILDCARD]
-    fruit = flat[:, C.FRUIT_BASE : C.BASKET_BASE].reshape(-1, len(C.SORTS), len(C.FRUIT_VALUES))
-    sort_counts = fruit.sum(axis=2)  # (m, 6)
-    table = _same_sort_table(same_sort_bonus)
-    bonus = np.zeros(len(flat), dtype=np.int64)
-    for w in np.unique(wild):  # a few distinct wildcard counts, never a loop over piles
-        rows = np.flatnonzero(wild == w)
-        counts = sort_counts[rows, None, :] + _wildcard_assignments(int(w))[None]  # (m, K, 6)
-        options = C.BONUS_SALAD * counts.min(axis=2) + table[counts].sum(axis=2)
-        bonus[rows] = options.max(axis=1)
-    return (values + ladders * ladders + bonus).reshape(lead)
+    flat = np.ascontiguousarray(piles.reshape(-1, N_CARDS))
+    fruit = flat[:, C.FRUIT_BASE : C.BASKET_BASE].reshape(len(flat), len(C.SORTS), -1).sum(axis=2)
+    limit = len(_same_sort_table(same_sort_bonus))
+    if len(flat) and (fruit.max(axis=1) + flat[:, C.WILDCARD]).max() >= limit:
+        raise ValueError(f"a pile may hold fewer than {limit} fruits (wildcards included) of one sort")
+    out = np.empty(len(flat), dtype=np.int64)
+    max_wild = max(C.N_WILDCARDS, int(flat[:, C.WILDCARD].max(initial=0)))
+    _kernels().score_many(flat, *_score_args(same_sort_bonus, max_wild), out)
+    return out.reshape(piles.shape[:-1])
 
 
 def score_breakdown(pile: np.ndarray, same_sort_bonus: str = "repeat") -> dict[str, int]:
@@ -200,24 +208,18 @@ def score_breakdown(pile: np.ndarray, same_sort_bonus: str = "repeat") -> dict[s
 # Setup
 
 
-def _deal(state: State, games: np.ndarray) -> None:
-    """Shuffle all cards in play and deal a new set to `games` (index array), in place."""
-    cfg = state.config
-    p, hand = cfg.num_players, C.hand_size(cfg.num_players)
-    deck = np.repeat(np.arange(N_CARDS, dtype=np.int8), C.deck_counts(p))
-    state.keys[games], sub = rng.split(state.keys[games])
-    shuffled = deck[rng.permutations(sub, len(deck))]  # (m, D)
-    state.plants[games] = shuffled[:, : C.N_PLANTS]
-    dealt = shuffled[:, C.N_PLANTS : C.N_PLANTS + p * hand].reshape(len(games) * p, hand)
-    slot = np.arange(len(games) * p, dtype=np.int64)[:, None] * N_CARDS + dealt  # (hand owner, card) pairs
-    hands = np.bincount(slot.ravel(), minlength=len(games) * p * N_CARDS)
-    state.hands[games] = hands.reshape(len(games), p, N_CARDS)
-    rest = shuffled[:, C.N_PLANTS + p * hand :]
-    state.aside[games] = rest[:, 0] if rest.shape[1] else NO_CARD
-    state.piles[games] = 0
-    state.played[games] = NO_CARD
-    state.phase[games] = COMMIT
-    state.to_move[games] = 0
+@cache
+def _kernels():
+    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
+    from fruit_envs.games.cherry_picking import kernels
+
+    return kernels
+
+
+@cache
+def _deck(num_players: int) -> np.ndarray:
+    """`(D,)` int8: every card in play, in id order (the order a shuffle permutes)."""
+    return np.repeat(np.arange(N_CARDS, dtype=np.int8), C.deck_counts(num_players))
 
 
 def init(config: Config, keys: np.ndarray) -> State:
@@ -241,7 +243,10 @@ def init(config: Config, keys: np.ndarray) -> State:
         set_scores=np.zeros((n, C.SETS_PER_GAME, p), dtype=np.int16),
         scores=np.zeros((n, p), dtype=np.int16),
     )
-    _deal(state, np.arange(n))
+    s = state
+    _kernels().deal_all(
+        s.keys, _deck(p), C.hand_size(p), s.hands, s.piles, s.plants, s.played, s.aside, s.phase, s.to_move
+    )
     return state
 
 
@@ -253,7 +258,7 @@ def _seat_array(state: State, player) -> np.ndarray:
     """`(n,)` int64 seats: `to_move` by default, an int for every game, or one seat per game."""
     if player is None:
         return state.to_move.astype(np.int64)
-    if np.ndim(player) == 0:
+    if isinstance(player, (int, np.integer)) or np.ndim(player) == 0:
         return np.full(state.batch_size, int(player), dtype=np.int64)
     return np.asarray(player, dtype=np.int64)
 
@@ -264,14 +269,9 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     During the commit phase every seat that has not committed may choose a hand card; after the
     reveal only the seat to move chooses a plant. Finished games have no legal action.
     """
-    n = state.batch_size
     seat = _seat_array(state, player)
-    rows = np.arange(n)
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    committing = (state.phase == COMMIT) & ~state.done & (state.played[rows, seat] == NO_CARD)
-    mask[:, :N_CARDS] = committing[:, None] & (state.hands[rows, seat] > 0)
-    choosing = (state.phase == CHOOSE) & ~state.done & (state.to_move == seat)
-    mask[:, CHOOSE_BASE:WAIT] = choosing[:, None]
+    mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
+    _kernels().legal_mask(seat, state.phase, state.done, state.to_move, state.hands, state.played, mask)
     return mask
 
 
@@ -298,110 +298,16 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
     n, p = s.batch_size, s.config.num_players
     actions = np.asarray(actions, dtype=np.int64).reshape(n)
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
-    seat = s.to_move.astype(np.int64)
-
-    resolve = np.zeros(n, dtype=bool)
-    commit = np.flatnonzero(live & (s.phase == COMMIT))
-    if len(commit):
-        card, who = actions[commit], seat[commit]
-        s.played[commit, who] = card
-        s.hands[commit, who, card] -= 1
-        s.to_move[commit] += 1
-        resolve[commit] = s.to_move[commit] == p
-
-    choose = np.flatnonzero(live & (s.phase == CHOOSE))
-    if len(choose):
-        plant, who = actions[choose] - CHOOSE_BASE, seat[choose]
-        s.piles[choose, who, s.plants[choose, plant]] += 1
-        s.plants[choose, plant] = s.played[choose, who]
-        s.played[choose, who] = NO_CARD
-        resolve[choose] = True
-
-    s.step_count[live] += 1
     rewards = np.zeros((n, p), dtype=np.float32)
-    if resolve.any():
-        _resolve(s, resolve, rewards)
+    ended = np.zeros(n, dtype=bool)
+    _kernels().step(
+        actions, live, s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index, s.hands, s.piles,
+        s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, _deck(p), C.hand_size(p),
+        s.config.reward == "score", *_score_args(s.config.same_sort_bonus),
+    )  # fmt: skip
+    if s.config.reward == "terminal" and ended.any():
+        rewards[ended] = terminal_rewards(s.scores[ended])
     return s, rewards
-
-
-def _resolve(s: State, pending: np.ndarray, rewards: np.ndarray) -> None:
-    """Resolve revealed cards in rulebook order until a player must choose or the trick ends."""
-    s.phase[pending] = CHOOSE
-    # 1 ladders, 2 wildcards: a lone one chooses a plant; several go to their players' piles.
-    for card in (C.LADDER, C.WILDCARD):
-        is_card = (s.played == card) & pending[:, None]
-        if not is_card.any():
-            continue
-        count = is_card.sum(axis=1)
-        several = is_card & (count >= 2)[:, None]
-        g, seat = np.nonzero(several)
-        s.piles[g, seat, card] += 1
-        s.played[g, seat] = NO_CARD
-        lone = pending & (count == 1)
-        s.to_move[lone] = np.argmax(is_card[lone], axis=1)
-        pending = pending & ~lone
-    # 3 fruits: each from its own plant, higher value first; no choices involved.
-    _harvest_fruits(s, pending)
-    # 4 baskets: highest value first, each chooses a plant.
-    baskets = s.played >= C.BASKET_BASE
-    if baskets.any():
-        has_basket = pending & baskets.any(axis=1)
-        s.to_move[has_basket] = np.argmax(np.where(baskets, s.played, NO_CARD)[has_basket], axis=1)
-        pending = pending & ~has_basket
-    # trick over
-    done_trick = np.flatnonzero(pending)
-    s.phase[done_trick] = COMMIT
-    s.to_move[done_trick] = 0
-    set_over = done_trick[~s.hands[done_trick, 0].any(axis=1)]
-    if len(set_over):
-        _end_set(s, set_over, rewards)
-
-
-_SORT_OF = np.append(C.CARD_SORT, -1).astype(np.int64)  # index -1 (no card) -> -1
-_VALUE_OF = np.append(C.CARD_VALUE, 0).astype(np.int64)
-
-
-def _harvest_fruits(s: State, pending: np.ndarray) -> None:
-    """Every fruit harvests its own plant, higher values first: each takes what the next higher
-    card of its sort left there (or the plant's card), and the lowest card stays on the plant."""
-    sort = _SORT_OF[s.played]  # (n, P)
-    is_fruit = pending[:, None] & (sort >= 0)
-    games = np.flatnonzero(is_fruit.any(axis=1))
-    if len(games) == 0:
-        return
-    played, sort, is_fruit = s.played[games], sort[games], is_fruit[games]
-    value = _VALUE_OF[played]
-    # higher[g, i, j]: seat j played the same sort as seat i, with a higher value
-    higher = is_fruit[:, None, :] & (sort[:, :, None] == sort[:, None, :]) & (value[:, None, :] > value[:, :, None])
-    next_up = np.argmin(np.where(higher, value[:, None, :], 99), axis=2)  # (m, P)
-    rows = np.arange(len(games))[:, None]
-    received = np.where(higher.any(axis=2), played[rows, next_up], s.plants[games[:, None], np.maximum(sort, 0)])
-    lowest = is_fruit & ~higher.any(axis=1)  # nobody of that sort played lower
-    g, seat = np.nonzero(is_fruit)
-    s.piles[games[g], seat, received[g, seat]] += 1
-    g, seat = np.nonzero(lowest)
-    s.plants[games[g], sort[g, seat]] = played[g, seat]
-    played[is_fruit] = NO_CARD
-    s.played[games] = played
-
-
-def _end_set(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
-    cfg = s.config
-    set_score = score_piles(s.piles[games], cfg.same_sort_bonus).astype(np.int16)  # (m, P)
-    s.set_scores[games, s.set_index[games]] = set_score
-    s.scores[games] += set_score
-    if cfg.reward == "score":
-        rewards[games] += set_score
-    s.set_index[games] += 1
-    over = games[s.set_index[games] == C.SETS_PER_GAME]
-    if len(over):
-        s.done[over] = True
-        s.phase[over] = OVER
-        if cfg.reward == "terminal":
-            rewards[over] = terminal_rewards(s.scores[over])
-    again = games[s.set_index[games] < C.SETS_PER_GAME]
-    if len(again):
-        _deal(s, again)
 
 
 def terminal_rewards(scores: np.ndarray) -> np.ndarray:
@@ -429,14 +335,6 @@ def winners(state: State) -> np.ndarray:
 # Observation
 
 
-def _relative(seat: np.ndarray, p: int) -> np.ndarray:
-    """`(n, P)` absolute seat index of each seat-relative position (observer first)."""
-    return (seat[:, None] + np.arange(p)[None, :]) % p
-
-
-_EYE = np.eye(N_CARDS + 1, N_CARDS, dtype=np.float32)  # row 53 (NO_CARD via index -1) is all zeros
-
-
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: what `player` (int or `(n,)` ints) may know, nothing more.
 
@@ -445,28 +343,13 @@ def observe(state: State, player) -> np.ndarray:
     Never another hand, the card set aside, or another seat's card before the reveal.
     """
     cfg = state.config
-    n, p = state.batch_size, cfg.num_players
     seat = _seat_array(state, player)
-    rows = np.arange(n)
-    order = (seat[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative position
-    layout = observation_layout(cfg)
-    obs = np.empty((n, layout["tricks_left"].stop), dtype=np.float32)
-    obs[:, layout["hand"]] = state.hands[rows, seat]
-    own = state.played[rows, seat]
-    obs[:, layout["committed"]] = _EYE[own]  # -1 selects the all-zero row
-    obs[:, layout["plants"]] = _EYE[state.plants].reshape(n, -1)
-    obs[:, layout["piles"]] = state.piles[rows[:, None], order].reshape(n, -1)
-    revealed = np.where(state.phase[:, None] == CHOOSE, state.played[rows[:, None], order], NO_CARD)
-    obs[:, layout["revealed"]] = _EYE[revealed].reshape(n, -1)
-    live = ~state.done
-    obs[:, layout["phase"]] = (state.phase[:, None] == np.array([COMMIT, CHOOSE])) & live[:, None]
-    chooser = (state.to_move[:, None] == order) & (live & (state.phase == CHOOSE))[:, None]
-    obs[:, layout["chooser"]] = chooser
-    current_set = np.minimum(state.set_index, C.SETS_PER_GAME - 1)
-    obs[:, layout["set"]] = current_set[:, None] == np.arange(C.SETS_PER_GAME)
-    obs[:, layout["scores"]] = state.scores[rows[:, None], order] / 100.0
-    tricks = obs[:, layout["hand"]].sum(axis=1) + (own >= 0)
-    obs[:, layout["tricks_left"].start] = tricks / C.hand_size(p)
+    obs = np.zeros((state.batch_size,) + observation_shape(cfg), dtype=np.float32)
+    s = state
+    _kernels().observe(
+        seat, s.done, s.to_move, s.phase, s.set_index, s.hands, s.piles, s.plants, s.played, s.scores,
+        C.hand_size(cfg.num_players), obs,
+    )  # fmt: skip
     return obs
 
 

@@ -1,0 +1,51 @@
+"""Compiled building blocks shared by the games' kernels: numba `njit` helpers, compiled on first use
+and cached on disk beside the module (or in numba's user cache where the installation is read-only).
+
+Importing this module imports numba (a few hundred milliseconds); nothing here compiles until a game's
+kernel first runs, and `import fruit_envs` never imports it. The random numbers are `core.rng`'s
+SplitMix64 streams, drawn per game inside a loop over the batch.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+njit = numba.njit(cache=True, nogil=True)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_SPLIT = np.uint64(0xD1B54A32D192ED03)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_UNIT = 1.0 / (1 << 53)
+
+
+@njit
+def mix(z: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser, as `core.rng._mix` applies it element-wise."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit
+def split(key: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """`(next_key, subkey)` of one game, as `core.rng.split`."""
+    return mix(key + _GOLDEN), mix(key ^ _SPLIT)
+
+
+@njit
+def uniform(subkey: np.uint64, out: np.ndarray) -> None:
+    """Fill `out` (float64) with the first `len(out)` uniforms of `subkey`, as `core.rng.uniform`."""
+    for j in range(len(out)):
+        bits = mix(subkey ^ (np.uint64(j + 1) * _GOLDEN))
+        out[j] = np.float64(bits >> _S11) * _UNIT
+
+
+@njit
+def permutation(subkey: np.uint64, k: int) -> np.ndarray:
+    """A uniform permutation of `range(k)`, as `core.rng.permutations` draws it (stable argsort)."""
+    u = np.empty(k, dtype=np.float64)
+    uniform(subkey, u)
+    return np.argsort(u, kind="mergesort")

@@ -1,0 +1,259 @@
+"""Cherry Picking's rules as compiled kernels, each a loop over the games of a batch: the one source of
+dealing, stepping, scoring, masks and observations that `rules` calls (numba; see `core.kernels`).
+
+Card ids, phases and observation blocks are `rules`' and `components`' (passed in as arguments or
+constants); the comments name the rulebook steps the loops carry out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fruit_envs.core.kernels import njit, permutation, split
+from fruit_envs.games.cherry_picking import components as C
+
+COMMIT, CHOOSE, OVER = 0, 1, 2
+NO_CARD = -1
+N_CARDS = C.N_CARD_TYPES
+CHOOSE_BASE = N_CARDS
+N_PLANTS = C.N_PLANTS
+N_SORTS = len(C.SORTS)
+N_VALUES = len(C.FRUIT_VALUES)
+LADDER, WILDCARD = C.LADDER, C.WILDCARD
+FRUIT_BASE, BASKET_BASE = C.FRUIT_BASE, C.BASKET_BASE
+SETS = C.SETS_PER_GAME
+SALAD = C.BONUS_SALAD
+CARD_VALUE = C.CARD_VALUE.astype(np.int64)
+CARD_SORT = C.CARD_SORT.astype(np.int64)
+
+
+@njit
+def deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move):
+    """Shuffle every card in play and deal a set to game `g`: one card under each plant, `hand` cards to
+    each seat, the rest (at most one) aside unseen."""
+    keys[g], sub = split(keys[g])
+    order = permutation(sub, len(deck))
+    p = hands.shape[1]
+    for k in range(N_PLANTS):
+        plants[g, k] = deck[order[k]]
+    hands[g] = 0
+    for j in range(p * hand):
+        hands[g, j // hand, deck[order[N_PLANTS + j]]] += 1
+    aside[g] = deck[order[N_PLANTS + p * hand]] if len(deck) > N_PLANTS + p * hand else NO_CARD
+    piles[g] = 0
+    played[g] = NO_CARD
+    phase[g] = COMMIT
+    to_move[g] = 0
+
+
+@njit
+def deal_all(keys, deck, hand, hands, piles, plants, played, aside, phase, to_move):
+    for g in range(len(keys)):
+        deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move)
+
+
+@njit
+def score_pile(pile, table, assign, n_assign) -> np.int64:
+    """Card values + ladders squared + the best wildcard assignment's salad and same-sort bonuses."""
+    total = 0
+    for c in range(N_CARDS):
+        total += pile[c] * CARD_VALUE[c]
+    ladders = np.int64(pile[LADDER])
+    counts = np.zeros(N_SORTS, dtype=np.int64)
+    for sort in range(N_SORTS):
+        for value in range(N_VALUES):
+            counts[sort] += pile[FRUIT_BASE + sort * N_VALUES + value]
+    wild = pile[WILDCARD]
+    best = np.int64(-1)
+    for k in range(n_assign[wild]):
+        low = np.int64(1 << 30)
+        bonus = np.int64(0)
+        for sort in range(N_SORTS):
+            count = counts[sort] + assign[wild, k, sort]
+            low = min(low, count)
+            bonus += table[count]
+        best = max(best, SALAD * low + bonus)
+    return total + ladders * ladders + best
+
+
+@njit
+def score_many(piles, table, assign, n_assign, out):
+    for i in range(len(piles)):
+        out[i] = score_pile(piles[i], table, assign, n_assign)
+
+
+@njit
+def legal_mask(seat, phase, done, to_move, hands, played, mask):
+    """Commit: a seat that has not committed may play any hand card. Choose: the chooser picks a plant."""
+    for g in range(len(seat)):
+        s = seat[g]
+        if done[g]:
+            continue
+        if phase[g] == COMMIT and played[g, s] == NO_CARD:
+            for c in range(N_CARDS):
+                mask[g, c] = hands[g, s, c] > 0
+        elif phase[g] == CHOOSE and to_move[g] == s:
+            for k in range(N_PLANTS):
+                mask[g, CHOOSE_BASE + k] = True
+
+
+@njit
+def _harvest_fruits(g, played, plants, piles):
+    """Step 3 of the reveal: each fruit takes what the next higher card of its sort left on its plant
+    (the plant's card for the highest), and the lowest card of each sort stays on the plant."""
+    p = played.shape[1]
+    received = np.full(p, NO_CARD, dtype=np.int64)
+    lowest = np.zeros(p, dtype=np.bool_)
+    for i in range(p):
+        card = played[g, i]
+        if card < 0 or CARD_SORT[card] < 0:
+            continue
+        sort, value = CARD_SORT[card], CARD_VALUE[card]
+        up, up_value, is_lowest = -1, 99, True
+        for j in range(p):
+            other = played[g, j]
+            if other < 0 or CARD_SORT[other] != sort:
+                continue
+            if CARD_VALUE[other] > value and CARD_VALUE[other] < up_value:
+                up, up_value = j, CARD_VALUE[other]
+            if CARD_VALUE[other] < value:
+                is_lowest = False
+        received[i] = played[g, up] if up >= 0 else plants[g, sort]
+        lowest[i] = is_lowest
+    for i in range(p):
+        if received[i] == NO_CARD:
+            continue
+        piles[g, i, received[i]] += 1
+        if lowest[i]:
+            plants[g, CARD_SORT[played[g, i]]] = played[g, i]
+    for i in range(p):
+        if received[i] != NO_CARD:
+            played[g, i] = NO_CARD
+
+
+@njit
+def _resolve(g, phase, to_move, hands, piles, plants, played) -> bool:
+    """Resolve the revealed cards in rulebook order until a player must choose; True when the trick ends."""
+    p = played.shape[1]
+    phase[g] = CHOOSE
+    for card in (LADDER, WILDCARD):  # 1 ladders, 2 wildcards: a lone one chooses, several go to the piles
+        count, first = 0, -1
+        for i in range(p):
+            if played[g, i] == card:
+                count += 1
+                if first < 0:
+                    first = i
+        if count == 1:
+            to_move[g] = first
+            return False
+        if count >= 2:
+            for i in range(p):
+                if played[g, i] == card:
+                    piles[g, i, card] += 1
+                    played[g, i] = NO_CARD
+    _harvest_fruits(g, played, plants, piles)  # 3 fruits
+    best, chooser = NO_CARD, -1  # 4 baskets: the highest chooses first
+    for i in range(p):
+        if played[g, i] >= BASKET_BASE and played[g, i] > best:
+            best, chooser = played[g, i], i
+    if chooser >= 0:
+        to_move[g] = chooser
+        return False
+    phase[g] = COMMIT
+    to_move[g] = 0
+    return True
+
+
+@njit
+def step(
+    actions, live, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
+    set_scores, scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign,
+):  # fmt: skip
+    """One decision in each `live` game, in place; `ended[g]` marks the games whose third set just ended
+    (their outcome is paid by `rules`, from `core.spec.outcome_rewards`)."""
+    p = hands.shape[1]
+    for g in range(len(actions)):
+        if not live[g]:
+            continue
+        seat = to_move[g]
+        resolve = False
+        if phase[g] == COMMIT:
+            card = actions[g]
+            played[g, seat] = card
+            hands[g, seat, card] -= 1
+            to_move[g] += 1
+            resolve = to_move[g] == p
+        elif phase[g] == CHOOSE:
+            plant = actions[g] - CHOOSE_BASE
+            piles[g, seat, plants[g, plant]] += 1
+            plants[g, plant] = played[g, seat]
+            played[g, seat] = NO_CARD
+            resolve = True
+        step_count[g] += 1
+        if not resolve or not _resolve(g, phase, to_move, hands, piles, plants, played):
+            continue
+        set_over = True
+        for c in range(N_CARDS):
+            if hands[g, 0, c] > 0:
+                set_over = False
+        if not set_over:
+            continue
+        for k in range(p):  # the set's piles are scored and added to the totals
+            points = np.int16(score_pile(piles[g, k], table, assign, n_assign))
+            set_scores[g, set_index[g], k] = points
+            scores[g, k] += points
+            if pay_scores:
+                rewards[g, k] += points
+        set_index[g] += 1
+        if set_index[g] == SETS:
+            done[g] = True
+            phase[g] = OVER
+            ended[g] = True
+        else:
+            deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move)
+
+
+@njit
+def observe(seat, done, to_move, phase, set_index, hands, piles, plants, played, scores, hand_size, obs):
+    """Each game's observation for its `seat`, into zeroed `obs`; block offsets follow
+    `rules.observation_layout` (hand, committed, plants, piles, revealed, phase, chooser, set, scores,
+    tricks left), seat-relative blocks listing the observer first."""
+    p = hands.shape[1]
+    committed = N_CARDS
+    plants_at = 2 * N_CARDS
+    piles_at = plants_at + N_PLANTS * N_CARDS
+    revealed_at = piles_at + p * N_CARDS
+    phase_at = revealed_at + p * N_CARDS
+    chooser_at = phase_at + 2
+    set_at = chooser_at + p
+    scores_at = set_at + SETS
+    tricks_at = scores_at + p
+    for g in range(len(seat)):
+        s = seat[g]
+        held = 0.0
+        for c in range(N_CARDS):
+            obs[g, c] = hands[g, s, c]
+            held += hands[g, s, c]
+        own = np.int64(played[g, s])  # int64: card ids plus offsets overflow int8 (NUMBA_DISABLE_JIT runs)
+        if own >= 0:
+            obs[g, committed + own] = 1.0
+            held += 1.0
+        for k in range(N_PLANTS):
+            if plants[g, k] >= 0:
+                obs[g, plants_at + k * N_CARDS + np.int64(plants[g, k])] = 1.0
+        live = not done[g]
+        for r in range(p):
+            a = (s + r) % p
+            for c in range(N_CARDS):
+                obs[g, piles_at + r * N_CARDS + c] = piles[g, a, c]
+            if phase[g] == CHOOSE and played[g, a] >= 0:
+                obs[g, revealed_at + r * N_CARDS + np.int64(played[g, a])] = 1.0
+            if live and phase[g] == CHOOSE and to_move[g] == a:
+                obs[g, chooser_at + r] = 1.0
+            obs[g, scores_at + r] = scores[g, a] / 100.0
+        if live and phase[g] == COMMIT:
+            obs[g, phase_at] = 1.0
+        if live and phase[g] == CHOOSE:
+            obs[g, phase_at + 1] = 1.0
+        obs[g, set_at + min(set_index[g], SETS - 1)] = 1.0
+        obs[g, tricks_at] = held / hand_size
