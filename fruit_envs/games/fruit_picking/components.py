@@ -95,11 +95,12 @@ SETS = ("variety", "greedy", "smiley", "family")  # FOUND
 
 def completed_sets(kind_counts: np.ndarray) -> np.ndarray:
     """`(..., 4)` bool: Variety (5 kinds), Greedy (4 identical), Smiley (three distinct pairs),
-    Family (three of a kind and a pair of another kind) from counts per kind `(..., 5)`."""
-    c = np.asarray(kind_counts)
-    pairs = (c >= 2).sum(axis=-1)
-    variety = (c >= 1).all(axis=-1)
-    greedy = (c >= 4).any(axis=-1)
-    smiley = pairs >= 3
-    family = (c >= 3).any(axis=-1) & (pairs >= 2)  # a triple of one kind and a pair of another
-    return np.stack([variety, greedy, smiley, family], axis=-1)
+    Family (three of a kind and a pair of another kind) from counts per kind `(..., 5)` (computed by the
+    rules' kernel `kernels.sets_of`, their one source)."""
+    from fruit_envs.games.fruit_picking import kernels
+
+    c = np.asarray(kind_counts, dtype=np.int64)
+    flat = np.ascontiguousarray(c.reshape(-1, len(KINDS)))
+    out = np.zeros((len(flat), len(SETS)), dtype=bool)
+    kernels.sets_many(flat, out)
+    return out.reshape(c.shape[:-1] + (len(SETS),))

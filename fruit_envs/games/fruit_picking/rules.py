@@ -172,15 +172,15 @@ def reward_bounds(config: Config) -> tuple[float, float]:
 # Setup and shared helpers
 
 
-def _draw_top(state: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Take the top card of each game's stack (in place); returns its codes (-1 if empty) and knowers."""
-    top, knowers = state.stack[games, 0].copy(), state.stack_knowers[games, 0].copy()
-    state.stack[games, :-1] = state.stack[games, 1:]
-    state.stack[games, -1] = NO_CARD
-    state.stack_knowers[games, :-1] = state.stack_knowers[games, 1:]
-    state.stack_knowers[games, -1] = 0
-    state.stack_size[games] = np.maximum(state.stack_size[games] - 1, 0)
-    return top, knowers
+@cache
+def _kernels():
+    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
+    from fruit_envs.games.fruit_picking import kernels
+
+    return kernels
+
+
+_DECK = np.repeat(np.arange(C.N_CODES, dtype=np.int8), C.deck_counts())  # every market card, in code order
 
 
 def everyone(config: Config) -> int:
@@ -193,35 +193,10 @@ def _shown_by_umbrella(config: Config, cards: np.ndarray) -> np.ndarray:
     return (cards >= len(C.KINDS)) & config.umbrella & (config.umbrella_trigger == "drawn")
 
 
-def _umbrella(state: State, games: np.ndarray, cards: np.ndarray) -> None:
-    """Every player adds min(fruits on that farm card, storage) seeds to their card of the umbrella's fruit."""
-    if not state.config.umbrella:
-        return
-    hit = cards >= len(C.KINDS)
-    games, cards = games[hit], cards[hit]
-    if len(games) == 0:
-        return
-    farm_type = 2 + C.code_kind(cards)  # FARM_TYPES index of the fruit
-    position = np.argmax(state.farm_order[games] == farm_type[:, None], axis=1)
-    amount = np.minimum(C.FARM_COUNT[farm_type][:, None], state.storage[games])  # (m, P)
-    p = state.config.num_players
-    for seat in range(p):  # a small fixed loop over players
-        np.add.at(state.seeds, (games, seat, position), amount[:, seat])
-        np.add.at(state.storage, (games, seat), -amount[:, seat])
-
-
 def init(config: Config, keys: np.ndarray) -> State:
     """`len(keys)` games set up as the rulebook says, each from its own key."""
-    keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+    keys = np.asarray(keys, dtype=np.uint64).reshape(-1).copy()
     n, p = len(keys), config.num_players
-    keys, sub_farm = rng.split(keys)
-    keys, sub_deck = rng.split(keys)
-    farm = np.zeros((n, C.N_POSITIONS), dtype=np.int8)
-    farm[:, 1:] = (1 + rng.permutations(sub_farm, 6)).astype(np.int8)  # rain and the 5 fruits, shuffled
-    deck = np.repeat(np.arange(C.N_CODES, dtype=np.int8), C.deck_counts())
-    stack = deck[rng.permutations(sub_deck, DECK_SIZE)]
-    seeds = np.zeros((n, p, C.N_POSITIONS), dtype=np.int8)
-    seeds[:, :, 1:4] = np.array(C.INITIAL_SEEDS, dtype=np.int8)
     state = State(
         config=config,
         keys=keys,
@@ -230,12 +205,12 @@ def init(config: Config, keys: np.ndarray) -> State:
         to_move=np.zeros(n, dtype=np.int8),
         step_count=np.zeros(n, dtype=np.int32),
         phase=np.zeros(n, dtype=np.int8),
-        farm_order=farm,
-        seeds=seeds,
-        storage=np.full((n, p), C.SEEDS_PER_PLAYER - sum(C.INITIAL_SEEDS), dtype=np.int8),
+        farm_order=np.zeros((n, C.N_POSITIONS), dtype=np.int8),
+        seeds=np.zeros((n, p, C.N_POSITIONS), dtype=np.int8),
+        storage=np.zeros((n, p), dtype=np.int8),
         target=np.full(n, -1, dtype=np.int8),
         market=np.full((n, MAX_SLOTS), NO_CARD, dtype=np.int8),
-        stack=stack,
+        stack=np.full((n, DECK_SIZE), NO_CARD, dtype=np.int8),
         stack_size=np.full(n, DECK_SIZE, dtype=np.int8),
         stack_knowers=np.zeros((n, DECK_SIZE), dtype=np.uint8),
         drawn=np.full((n, 2), NO_CARD, dtype=np.int8),
@@ -245,11 +220,11 @@ def init(config: Config, keys: np.ndarray) -> State:
         turn_steps=np.zeros(n, dtype=np.int16),
         last_round=np.zeros(n, dtype=bool),
     )
-    games = np.arange(n)
-    for slot in range(config.slots):  # "take 4 cards from the Market stack" (umbrellas count at setup)
-        card, _ = _draw_top(state, games)
-        state.market[:, slot] = card
-        _umbrella(state, games, card)
+    s = state  # the farm, the stack, the first seeds and "take 4 cards from the Market stack" (umbrellas count)
+    _kernels().setup(
+        s.keys, config.slots, config.umbrella, s.farm_order, s.seeds, s.storage, s.market, s.stack, s.stack_size,
+        s.stack_knowers, _DECK,
+    )  # fmt: skip
     return state
 
 
@@ -265,9 +240,11 @@ def market_fruits(state: State) -> np.ndarray:
 
 def _completes(counts: np.ndarray, beginner: bool) -> np.ndarray:
     """`(...)` bool from kind counts `(..., 5)`: a set is complete (beginner rules: 5 cards owned)."""
-    if beginner:
-        return counts.sum(axis=-1) >= C.BEGINNER_CARDS_TO_END
-    return C.completed_sets(counts).any(axis=-1)
+    counts = np.asarray(counts, dtype=np.int64)
+    flat = np.ascontiguousarray(counts.reshape(-1, len(C.KINDS)))
+    out = np.zeros(len(flat), dtype=bool)
+    _kernels().completes_many(flat, bool(beginner), out)
+    return out.reshape(counts.shape[:-1])
 
 
 def completed(state: State) -> np.ndarray:
@@ -301,14 +278,11 @@ def sow(seeds: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray
     `seeds` is `(m, 7)` for one player per row. Seeds pass the House and may come round to the
     card they were taken from; the target is the card that receives the last seed.
     """
-    rows = np.arange(len(seeds))
-    taken = seeds[rows, position].astype(np.int64)
-    out = seeds.astype(np.int64)
-    out[rows, position] = 0
-    offset = (np.arange(C.N_POSITIONS)[None, :] - position[:, None]) % C.N_POSITIONS
-    offset = np.where(offset == 0, C.N_POSITIONS, offset)  # the origin card is reached last
-    out += np.where(taken[:, None] >= offset, (taken[:, None] - offset) // C.N_POSITIONS + 1, 0)
-    return out.astype(seeds.dtype), (position + taken) % C.N_POSITIONS
+    out = np.array(seeds, copy=True)
+    position = np.broadcast_to(np.asarray(position, dtype=np.int64), (len(out),))
+    target = np.zeros(len(out), dtype=np.int64)
+    _kernels().sow_many(out, np.ascontiguousarray(position), target)
+    return out, target
 
 
 # ----------------------------------------------------------------------------------------------
@@ -318,27 +292,15 @@ def sow(seeds: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 16)` bool: legal actions of `player` (default: the player to move) in each game."""
     n = state.batch_size
-    rows = np.arange(n)
-    seat = state.to_move.astype(np.int64) if player is None else np.broadcast_to(np.asarray(player), (n,))
-    mine = ~state.done & (state.to_move == seat)
+    if player is None:
+        seat = state.to_move.astype(np.int64)
+    else:
+        seat = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
     mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    seeds = state.seeds[rows, seat]  # (n, 7)
-    planting = mine & (state.phase == PLANT)
-    can_plant = seeds[:, 1:] > 0
-    mask[:, PLANT_BASE : PLANT_BASE + 6] = planting[:, None] & can_plant
-    mask[:, REFILL] = planting & ~can_plant.any(axis=1)
-    targeting = mine & (state.phase == TARGET)
-    mask[:, WATER] = targeting
-    target = np.maximum(state.target, 0).astype(np.int64)
-    target_type = state.farm_order[rows, target].astype(np.int64)
-    slot_kind = _SLOT_TYPE[state.market.astype(np.int64) + 1]
-    affordable = prices(state) <= seeds[:, C.HOUSE, None]
-    buyable = (slot_kind == target_type[:, None]) & (target_type[:, None] >= 2) & affordable
-    mask[:, BUY_BASE : BUY_BASE + MAX_SLOTS] = targeting[:, None] & buyable
-    drawing = mine & (state.phase == DRAW)
-    mask[:, DRAW_ONE] = drawing
-    mask[:, DRAW_TWO] = drawing
-    mask[:, KEEP_BASE : KEEP_BASE + 2] = (mine & (state.phase == KEEP))[:, None]
+    s = state
+    _kernels().legal_mask(
+        seat, s.done, s.to_move, s.phase, s.target, s.farm_order, s.seeds, s.market, _price_table(s.config), mask
+    )
     return mask
 
 
@@ -363,142 +325,25 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
     n, p = s.batch_size, cfg.num_players
     actions = np.asarray(actions, dtype=np.int64).reshape(n)
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
-    seat = s.to_move.astype(np.int64)
     rewards = np.zeros((n, p), dtype=np.float32)
-    ends_turn = np.zeros(n, dtype=bool)
-    s.step_count[live] += 1
-    s.turn_steps[live] += 1
-
-    # plant: sow, then the target decides what follows
-    g = np.flatnonzero(live & (actions < REFILL) & (s.phase == PLANT))
-    if len(g):
-        new_seeds, target = sow(s.seeds[g, seat[g]], actions[g] - PLANT_BASE + 1)
-        s.seeds[g, seat[g]] = new_seeds
-        s.target[g] = np.where(target == C.HOUSE, -1, target)
-        s.phase[g] = np.where(target == C.HOUSE, PLANT, TARGET)  # the House: plant again
-
-    # no seeds on the farm: return up to 3 House seeds, put 1 on each of the first three cards
-    g = np.flatnonzero(live & (actions == REFILL))
-    if len(g):
-        back = np.minimum(s.seeds[g, seat[g], C.HOUSE], C.REFILL_HOUSE_RETURN)
-        s.seeds[g, seat[g], C.HOUSE] -= back
-        s.storage[g, seat[g]] += back
-        s.seeds[g, seat[g], 1 : 1 + C.REFILL_SOW] += 1
-        s.storage[g, seat[g]] -= C.REFILL_SOW
-        ends_turn[g] = True
-
-    # water: take the card's fruits (or raindrops) from storage, all that is left if fewer
-    g = np.flatnonzero(live & (actions == WATER))
-    if len(g):
-        target = s.target[g].astype(np.int64)
-        want = C.FARM_COUNT[s.farm_order[g, target]]
-        amount = np.minimum(want, s.storage[g, seat[g]])
-        s.seeds[g, seat[g], target] += amount
-        s.storage[g, seat[g]] -= amount
-        ends_turn[g] = True
-
-    # buy: pay the price from the House, return the target's seeds, take the card, shift the market
-    g = np.flatnonzero(live & (actions >= BUY_BASE) & (actions < DRAW_ONE))
-    if len(g):
-        slot = actions[g] - BUY_BASE
-        price = prices(s)[g, slot]
-        card = s.market[g, slot].astype(np.int64)
-        target = s.target[g].astype(np.int64)
-        s.seeds[g, seat[g], C.HOUSE] -= price.astype(np.int8)
-        s.storage[g, seat[g]] += price.astype(np.int8) + s.seeds[g, seat[g], target]
-        s.seeds[g, seat[g], target] = 0
-        s.bought[g, seat[g], card] += 1
-        if cfg.reward == "score":
-            rewards[g, seat[g]] += C.MARKET_COUNT[C.code_kind(card)]
-        # cards between the stack and the bought one move one slot away from the stack
-        j = np.arange(MAX_SLOTS)[None, :]
-        shifted = np.where(j <= slot[:, None], np.roll(s.market[g], 1, axis=1), s.market[g])
-        shifted[:, 0] = NO_CARD
-        s.market[g] = shifted
-        # market operation is a real choice only when two cards and the fee are there
-        operation = (
-            cfg.market_operation & (s.stack_size[g] >= 2) & (s.seeds[g, seat[g], C.HOUSE] >= C.MARKET_OPERATION_FEE)
-        )
-        s.phase[g[operation]] = DRAW
-        _refill_slot(s, g[~operation])
-        ends_turn[g[~operation]] = True
-
-    # market operation: draw one as usual, or pay a seed and draw two
-    g = np.flatnonzero(live & (actions == DRAW_ONE))
-    if len(g):
-        _refill_slot(s, g)
-        ends_turn[g] = True
-    g = np.flatnonzero(live & (actions == DRAW_TWO))
-    if len(g):
-        s.seeds[g, seat[g], C.HOUSE] -= C.MARKET_OPERATION_FEE
-        s.storage[g, seat[g]] += C.MARKET_OPERATION_FEE
-        for k in range(2):
-            card, knew = _draw_top(s, g)
-            s.drawn[g, k] = card
-            shown = _shown_by_umbrella(cfg, card)
-            s.drawn_knowers[g, k] = np.where(shown, everyone(cfg), knew | (1 << seat[g])).astype(np.uint8)
-            if cfg.umbrella_trigger == "drawn":
-                _umbrella(s, g, card.astype(np.int64))
-        s.last_round[g[s.stack_size[g] == 0]] = True  # the last card was drawn
-        s.phase[g] = KEEP
-    g = np.flatnonzero(live & (actions >= KEEP_BASE))
-    if len(g):
-        keep = actions[g] - KEEP_BASE
-        kept = s.drawn[g, keep].astype(np.int64)
-        other = s.drawn[g, 1 - keep]
-        s.market[g, 0] = kept
-        bottom = s.stack_size[g].astype(np.int64)
-        s.stack[g, bottom] = other
-        s.stack_knowers[g, bottom] = s.drawn_knowers[g, 1 - keep]  # who saw it keeps knowing it
-        s.stack_size[g] += 1
-        s.drawn[g] = NO_CARD
-        s.drawn_knowers[g] = 0
-        if cfg.umbrella_trigger == "placed":
-            _umbrella(s, g, kept)
-        ends_turn[g] = True
-
-    _end_turns(s, np.flatnonzero(ends_turn), rewards)
-    stuck = np.flatnonzero(live & ~s.done & (s.step_count >= max_game_length(cfg)))
-    s.done[stuck] = s.truncated[stuck] = True
-    s.phase[stuck] = OVER
+    ended = np.zeros(n, dtype=bool)
+    _kernels().step(
+        actions, live, s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order, s.seeds, s.storage,
+        s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers, s.bought, s.rounds,
+        s.turn_steps, s.last_round, rewards, ended, _price_table(cfg), _shows(cfg), cfg.umbrella,
+        cfg.umbrella_trigger == "drawn", cfg.umbrella_trigger == "placed", cfg.market_operation, cfg.beginner,
+        cfg.max_rounds, max_game_length(cfg), cfg.reward == "score",
+    )  # fmt: skip
+    if cfg.reward == "terminal" and ended.any():
+        over = np.flatnonzero(ended)
+        rewards[over] = outcome_rewards(winners(s.take(over)))
     return s, rewards
 
 
-def _refill_slot(s: State, games: np.ndarray) -> None:
-    """Turn the top card of the stack face up into slot 0 (the slot next to the stack)."""
-    games = games[s.stack_size[games] > 0]
-    if len(games) == 0:
-        return
-    card, _ = _draw_top(s, games)
-    s.market[games, 0] = card
-    _umbrella(s, games, card.astype(np.int64))
-    s.last_round[games[s.stack_size[games] == 0]] = True  # the last card was drawn
-
-
-def _end_turns(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
-    if len(games) == 0:
-        return
-    cfg = s.config
-    p = cfg.num_players
-    seat = s.to_move[games].astype(np.int64)
-    own = s.bought[games, seat]
-    finished = _completes(own[:, : len(C.KINDS)] + own[:, len(C.KINDS) :], cfg.beginner)
-    s.last_round[games[finished]] = True
-    s.phase[games] = PLANT
-    s.target[games] = -1
-    s.turn_steps[games] = 0
-    round_over = seat == p - 1
-    s.rounds[games[round_over]] += 1
-    s.to_move[games] = (seat + 1) % p
-    over = games[round_over & s.last_round[games]]
-    if len(over):
-        s.done[over] = True
-        s.phase[over] = OVER
-        if cfg.reward == "terminal":
-            rewards[over] = outcome_rewards(winners(s.take(over)))
-    capped = games[round_over & ~s.done[games] & (s.rounds[games] >= cfg.max_rounds)]
-    s.done[capped] = s.truncated[capped] = True
-    s.phase[capped] = OVER
+@cache
+def _shows(config: Config) -> np.ndarray:
+    """`(10,)` bool per card code: drawn in a two-card draw, it shows itself to everyone (its umbrella fires)."""
+    return _shown_by_umbrella(config, np.arange(C.N_CODES))
 
 
 def truncation_causes(state: State) -> dict[str, np.ndarray]:
@@ -535,68 +380,23 @@ def observe(state: State, player) -> np.ndarray:
     drawer, earlier knowers, everyone when its umbrella showed it).
     """
     cfg = state.config
-    n, p = state.batch_size, cfg.num_players
-    rows = np.arange(n)
-    seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    order = (seat[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative place
-    lay = observation_layout(cfg)
-    obs = np.zeros((n, lay["plant_targets"].stop), dtype=np.float32)
-    live = ~state.done
-    to_move = state.to_move.astype(np.int64)
-    obs[rows, lay["seat"].start + seat] = 1.0
-    obs[rows[live], lay["to_move"].start + ((to_move - seat) % p)[live]] = 1.0
-    obs[rows[live], lay["turns_left"].start + (p - 1 - to_move)[live]] = 1.0
-    obs[rows[live], lay["phase"].start + state.phase[live].astype(np.int64)] = 1.0
-    targeted = state.target >= 0
-    obs[rows[targeted], lay["target"].start + state.target[targeted].astype(np.int64)] = 1.0
-    obs[:, lay["last_round"]] = state.last_round[:, None]
-    obs[:, lay["round"]] = (state.rounds / cfg.max_rounds)[:, None]
-
-    farm = np.zeros((n, 6, 6), dtype=np.float32)
-    farm[rows[:, None], np.arange(6)[None, :], state.farm_order[:, 1:] - 1] = 1.0
-    obs[:, lay["farm_order"]] = farm.reshape(n, -1)
-    obs[:, lay["seeds"]] = state.seeds[rows[:, None], order].reshape(n, -1)
-    obs[:, lay["storage"]] = state.storage[rows[:, None], order]
-    kinds = kind_counts(state)[rows[:, None], order]
-    obs[:, lay["bought"]] = kinds.reshape(n, -1)
-    obs[:, lay["sets"]] = C.completed_sets(kinds).reshape(n, -1)
-    market = np.zeros((n, MAX_SLOTS, C.N_CODES + 1), dtype=np.float32)
-    market[rows[:, None], np.arange(MAX_SLOTS)[None, :], np.where(state.market >= 0, state.market, C.N_CODES)] = 1
-    obs[:, lay["market"]] = market.reshape(n, -1)
-    obs[:, lay["price"]] = prices(state)
-
-    size = state.stack_size.astype(np.int64)
-    obs[:, lay["stack_size"]] = (size / DECK_SIZE)[:, None]
-    obs[:, lay["face_down"]] = _counts(state.stack) + _counts(state.drawn)
-    under = (state.stack_knowers != 0).sum(axis=1)  # the cards put under lie at the bottom, in order
-    first = size - under
-    obs[:, lay["under_depth"]] = (first / DECK_SIZE)[:, None]
-    index = np.minimum(first[:, None] + np.arange(MAX_UNDER)[None, :], DECK_SIZE - 1)
-    in_under = np.arange(MAX_UNDER)[None, :] < under[:, None]
-    cards = np.take_along_axis(state.stack, index, axis=1)
-    knowers = np.where(in_under, np.take_along_axis(state.stack_knowers, index, axis=1), 0)
-    obs[:, lay["under_cards"]] = _known_onehot(cards, knowers, seat).reshape(n, -1)
-    obs[:, lay["under_knowers"]] = _relative_bits(knowers, order).reshape(n, -1)
-    obs[:, lay["drawn"]] = _known_onehot(state.drawn, state.drawn_knowers, seat).reshape(n, -1)
-    obs[:, lay["drawn_knowers"]] = _relative_bits(state.drawn_knowers, order).reshape(n, -1)
-
-    own = state.seeds[rows, seat, 1:].astype(np.int64)  # public arithmetic, spelled out for a network:
-    target = (np.arange(1, C.N_POSITIONS)[None, :] + own) % C.N_POSITIONS  # the last of k seeds sown lands k on
-    plant = obs[:, lay["plant_targets"]].reshape(n, 6, C.N_POSITIONS)
-    plant[rows[:, None], np.arange(6)[None, :], target] = own > 0
-    obs[:, lay["plant_targets"]] = plant.reshape(n, -1)
+    n = state.batch_size
+    seat = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
+    offsets = _offsets(cfg)
+    obs = np.zeros((n, observation_shape(cfg)[0]), dtype=np.float32)
+    s = state
+    _kernels().observe(
+        seat, s.done, s.to_move, s.phase, s.farm_order, s.seeds, s.storage, s.target, s.market, s.stack,
+        s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers, s.bought, s.rounds, s.last_round,
+        _price_table(cfg), cfg.max_rounds, MAX_UNDER, offsets, obs,
+    )  # fmt: skip
     return obs
 
 
-def _known_onehot(cards: np.ndarray, knowers: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """`(n, k, 10)` one-hot codes of `cards (n, k)` where `seat (n,)` is among their `knowers`, else zero."""
-    known = ((knowers.astype(np.int64) >> seat[:, None]) & 1) == 1
-    return (np.where(known & (cards >= 0), cards, -1)[:, :, None] == np.arange(C.N_CODES)).astype(np.float32)
-
-
-def _relative_bits(knowers: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """`(n, k, P)` knower bits `(n, k)` as flags per seat in the observer-first `order (n, P)`."""
-    return ((knowers.astype(np.int64)[:, :, None] >> order[:, None, :]) & 1).astype(np.float32)
+@cache
+def _offsets(config: Config) -> np.ndarray:
+    """Start of each observation block, in `observation_layout`'s order (what the kernel fills)."""
+    return np.array([part.start for part in observation_layout(config).values()], dtype=np.int64)
 
 
 def _counts(cards: np.ndarray) -> np.ndarray:
