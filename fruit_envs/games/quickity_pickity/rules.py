@@ -279,24 +279,12 @@ def zone_start(num_sets: np.ndarray) -> np.ndarray:
     return np.cumsum(counts, axis=-1) - counts
 
 
-def zone_sums(values: np.ndarray, num_sets: np.ndarray) -> np.ndarray:
-    """`(n, P)` int64: `values` `(n, F)` of the set rows added up zone by zone."""
-    ends = np.cumsum(num_sets.astype(np.int64), axis=1)
-    running = np.zeros((len(values), values.shape[1] + 1), dtype=np.int64)
-    np.cumsum(values, axis=1, out=running[:, 1:])
-    return np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - num_sets, axis=1)
-
-
-def _set_money(card: np.ndarray, size: np.ndarray, bits: np.ndarray, bonus: np.ndarray, family: bool) -> np.ndarray:
-    """`(m, F)` int64 money of each set row on the games' cards `(m,)`, its bonus fruit included."""
-    card = np.asarray(card, dtype=np.int64)
-    return set_values(card[:, None], size, bits, family) + C.CARD_BONUS[card].astype(np.int64)[:, None] * bonus
-
-
 def money(state: State) -> np.ndarray:
     """`(n, P)` int64 each seat's money this round: its sets on the current card plus the bonus."""
-    worth = _set_money(state.card, state.set_size, state.set_bits, state.set_bonus, state.config.family)
-    return zone_sums(worth, state.num_sets)
+    s = state
+    out = np.zeros((s.batch_size, s.config.num_players), dtype=np.int64)
+    _kernels().money_many(s.card, s.set_size, s.set_bits, s.set_bonus, s.num_sets, _legal_table(s.config), out)
+    return out
 
 
 def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
@@ -312,28 +300,17 @@ def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
 # Setup
 
 
-def _new_round(s: State, games: np.ndarray) -> None:
-    """Shuffle every tile in play face down, clear the zones, show the next marketplace card (in place)."""
-    t = s.layout.shape[1]
-    s.keys[games], sub = rng.split(s.keys[games])
-    s.layout[games] = np.take_along_axis(s.layout[games], rng.permutations(sub, t), axis=1)
-    s.kind_slots[games] = np.argsort(s.layout[games], axis=1, kind="stable")
-    s.location[games] = FACE_DOWN
-    s.up_count[games] = 0
-    s.taken[games] = 0
-    s.held[games] = NO_SLOT
-    s.num_sets[games] = 0
-    s.set_size[games] = 0
-    s.set_bits[games] = 0
-    s.set_bonus[games] = 0
-    s.seat_phase[games] = FLIP
-    s.committed[games] = NO_ACTION
-    s.to_move[games] = 0
-    s.phase[games] = FLIP
-    pos = s.deck_pos[games].astype(np.int64)
-    s.card[games] = s.deck[games, pos]
-    s.shown[games, pos] = True
-    s.deck_pos[games] += 1
+@cache
+def _kernels():
+    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
+    from fruit_envs.games.quickity_pickity import kernels
+
+    return kernels
+
+
+def _legal_table(config: Config) -> np.ndarray:
+    """Which attribute bits make a legal set under this configuration (the family rule ignores expressions)."""
+    return C.SET_LEGAL_FAMILY if config.family else C.SET_LEGAL
 
 
 def _random_half(sub: np.ndarray) -> np.ndarray:
@@ -407,7 +384,12 @@ def init(config: Config, keys: np.ndarray) -> State:
     for block in range(d // C.N_CARDS):
         state.keys, sub = rng.split(state.keys)
         state.deck[:, block * C.N_CARDS : (block + 1) * C.N_CARDS] = rng.permutations(sub, C.N_CARDS)
-    _new_round(state, np.arange(n))
+    st = state  # the first round: shuffle the tiles face down, show the first marketplace card
+    _kernels().new_rounds(
+        st.keys, st.layout, st.kind_slots, st.location, st.up_count, st.taken, st.held, st.num_sets, st.set_size,
+        st.set_bits, st.set_bonus, st.seat_phase, st.committed, st.to_move, st.phase, st.deck, st.deck_pos,
+        st.shown, st.card,
+    )  # fmt: skip
     return state
 
 
@@ -449,44 +431,27 @@ def taken_counts(state: State) -> np.ndarray:
     return _kind_counts(state, state.location >= HELD_BASE)
 
 
-@cache
-def _mask_rows(f: int) -> np.ndarray:
-    """`(4 (f + 1) + 1, 99)` bool: the legal actions by seat phase (0..3) x sets in the zone (0..f), then a
-    row for a seat that does not decide (all False). Phase take allows every take; `_seat_mask` keeps
-    those of the fruit face up. 'New set' needs a free set row, and a zone of f rows never fills while
-    its owner holds one of the f fruit in play. Wait is never needed: every phase has a legal action."""
-    rows = np.zeros((4, f + 1, NUM_ACTIONS), dtype=bool)
-    sets = np.arange(f + 1)
-    rows[[FLIP, TAKE, OVER], :, FLIP_ACTION] = True  # a live round always has a face-down tile
-    rows[TAKE, :, TAKE_BASE:PLACE_BASE] = True
-    rows[PLACE, :, PLACE_BASE : PLACE_BASE + f] = np.arange(f)[None, :] < sets[:, None]
-    rows[PLACE, :, NEW_SET] = sets < f
-    return np.concatenate([rows.reshape(-1, NUM_ACTIONS), np.zeros((1, NUM_ACTIONS), dtype=bool)])
-
-
-def _seat_mask(state: State, seat: np.ndarray, deciding: np.ndarray) -> np.ndarray:
-    """`(n, 99)` the legal actions of `seat` `(n,)` where `deciding`, from the public table only."""
-    rows = np.arange(state.batch_size)
-    f = state.set_size.shape[1]
-    table = _mask_rows(f)
-    phase = state.seat_phase[rows, seat].astype(np.intp)
-    code = np.where(deciding, phase * (f + 1) + state.num_sets[rows, seat], len(table) - 1)
-    mask = np.take(table, code, axis=0)
-    if (deciding & (phase == TAKE)).any():
-        mask[:, TAKE_BASE:PLACE_BASE] &= state.up_count[:, : C.N_FRUIT_TYPES] > 0
+def _masks(state: State, seat: np.ndarray, only_undecided: bool = True) -> np.ndarray:
+    """`(n, 99)` the legal actions of `seat` `(n,)` from the public table (see `legal_mask`)."""
+    mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
+    s = state
+    _kernels().legal_mask(
+        np.ascontiguousarray(seat, dtype=np.int64), s.done, s.committed, s.seat_phase, s.num_sets, s.up_count,
+        s.set_size.shape[1], only_undecided, mask,
+    )  # fmt: skip
     return mask
 
 
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 99)` bool: the legal actions of `player` (default: the seat to move) in each game.
 
-    Every seat that has not chosen this tick decides: flip (phase flip or take), take a face-up
-    fruit type (phase take), place the held fruit into a set or a new set (phase place). Finished
-    games: none. Reads only the public state at the start of the tick, never another seat's choice.
+    Every seat that has not chosen this tick decides: flip (phase flip or take), take a face-up fruit
+    type (phase take), place the held fruit into a set or a new set (phase place). 'New set' needs a free
+    set row, and a zone of F rows never fills while its owner holds one of the F fruit in play. Wait is
+    never needed: every phase has a legal action. Finished games: none. Reads only the public state at
+    the start of the tick, never another seat's choice.
     """
-    seat = _seat_array(state, player)
-    deciding = ~state.done & (state.committed[np.arange(state.batch_size), seat] == NO_ACTION)
-    return _seat_mask(state, seat, deciding)
+    return _masks(state, _seat_array(state, player))
 
 
 def acting(state: State) -> np.ndarray:
@@ -505,221 +470,22 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
     Games that are finished, or not `active` (`(n,)` bool, default all), are left untouched.
     """
     s = state.copy()
-    n, p = s.batch_size, s.config.num_players
+    cfg = s.config
+    n, p = s.batch_size, cfg.num_players
     actions = np.asarray(actions, dtype=np.int64).reshape(n)
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool).reshape(n)
-    games = np.flatnonzero(live)
-    seat = s.to_move[games].astype(np.int64)
-    s.committed[games, seat] = actions[games]
-    s.to_move[games] += 1
-    s.step_count[games] += 1
     rewards = np.zeros((n, p), dtype=np.float32)
-    resolve = games[s.to_move[games] == p]
-    if len(resolve):
-        _resolve_tick(s, resolve, rewards)
-    to_move = s.to_move[games].astype(np.int64)
-    s.phase[games] = np.where(s.done[games], OVER, s.seat_phase[games, np.minimum(to_move, p - 1)])
+    ended = np.zeros(n, dtype=bool)
+    _kernels().step(
+        actions, live, s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase, s.round_index, s.starter,
+        s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots, s.held, s.num_sets,
+        s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck, s.deck_pos, s.shown,
+        s.card, s.cards_won, rewards, ended, _legal_table(cfg), cfg.reward == "score", cfg.rounds_to_win,
+        box_hidden(cfg),
+    )  # fmt: skip
+    if cfg.reward == "terminal" and ended.any():
+        rewards[ended] = terminal_rewards(s.cards_won[ended])
     return s, rewards
-
-
-def _face_down_slots(down: np.ndarray, needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first `needed` face-down slots of each row of `down` `(m, T)`, as `(m, max needed)`, and how
-    many of those exist `(m,)` (the last one found repeats after them). In play the face-down slots are
-    those past the flipped ones, so the slots following the first are checked and only other rows are
-    searched."""
-    m, t = down.shape
-    count = int(needed.max())
-    rows = np.arange(m)[:, None]
-    slots = np.argmax(down, axis=1)[:, None] + np.arange(count)[None, :]
-    ok = (slots < t) | (np.arange(count)[None, :] >= needed[:, None])
-    slots = np.minimum(slots, t - 1)
-    ok &= down[rows, slots] | (np.arange(count)[None, :] >= needed[:, None])
-    found = needed.astype(np.int64)
-    odd = np.flatnonzero(~ok.all(axis=1))
-    if len(odd):
-        rest = down[odd]
-        found[odd] = np.minimum(np.count_nonzero(rest, axis=1), needed[odd])
-        for j in range(count):
-            slots[odd, j] = np.where(j < found[odd], np.argmax(rest, axis=1), slots[odd, max(j - 1, 0)])
-            rest[np.arange(len(odd)), slots[odd, j]] = False
-    return slots, found
-
-
-def _resolve_tick(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
-    """Apply every seat's choice of this tick at once: flips, then (unless play stops) takes and places."""
-    cfg = s.config
-    p = cfg.num_players
-    m = len(games)
-    rows = np.arange(m)
-    idx = np.arange(p)
-    acts = s.committed[games].astype(np.int64)  # (m, P)
-    start = s.location[games]  # (m, T) the table as everyone saw it when choosing
-    loc = start.copy()  # written back below
-    flip = acts == FLIP_ACTION
-    take = (acts >= TAKE_BASE) & (acts < PLACE_BASE)
-    place = (acts >= PLACE_BASE) & (acts <= NEW_SET)
-    phase = s.seat_phase[games]
-
-    # A. flips. Face-down tiles are shuffled and indistinguishable, so the j-th flipper of a game turns
-    # the j-th face-down slot (a uniformly random tile, and players reach for different tiles); only
-    # when more players flip than tiles lie face down do two turn the same tile: both reveal it.
-    n_flips = flip.sum(axis=1)
-    monkeys = s.up_count[games, C.MONKEY].astype(np.int64)
-    if n_flips.any():
-        turned, found = _face_down_slots(start == FACE_DOWN, n_flips)
-        rank = np.cumsum(flip, axis=1) - 1
-        gi, pi = np.nonzero(flip)
-        fresh = rank[gi, pi] < found[gi]
-        slot = turned[gi, np.minimum(rank[gi, pi], found[gi] - 1)]
-        loc[gi, slot] = FACE_UP
-        turned_kind = s.layout[games[gi[fresh]], slot[fresh]]
-        np.add.at(s.up_count, (games[gi[fresh]], turned_kind), 1)
-        monkeys += np.bincount(gi[fresh][turned_kind == C.MONKEY], minlength=m)
-        phase[flip] = TAKE
-    stop = monkeys >= C.MONKEYS_TO_STOP
-    take &= ~stop[:, None]
-    place &= ~stop[:, None]
-
-    # places: the fruit held since an earlier tick goes into a set (or a new one)
-    if place.any():
-        gi, pi = np.nonzero(place)
-        g = games[gi]
-        held = s.held[g, pi].astype(np.int64)
-        kind = s.layout[g, held].astype(np.int64)
-        target = acts[gi, pi] - PLACE_BASE
-        new = target == S
-        target = np.where(new, s.num_sets[g, pi], target)
-        if new.any():
-            _open_sets(s, g[new], pi[new])
-        row = zone_start(s.num_sets[g])[np.arange(len(g)), pi] + target
-        card = s.card[g].astype(np.int64)
-        is_bonus = C.IS_BONUS[card, kind]
-        if cfg.reward == "score":
-            before = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
-        loc[gi, held] = SET_BASE + pi * S + target
-        s.set_size[g, row] += 1
-        s.set_bits[g, row] |= C.KIND_BITS[kind]
-        s.set_bonus[g, row] += is_bonus
-        s.held[g, pi] = NO_SLOT
-        phase[gi, pi] = FLIP
-        if cfg.reward == "score":
-            after = set_values(card, s.set_size[g, row], s.set_bits[g, row], cfg.family)
-            rewards[g, pi] += after - before + C.CARD_BONUS[card] * is_bonus
-
-    # B. takes: the copies of a type face up at the start of the tick go to its takers, in a
-    # uniformly random order when several take the same type; the takes left over fail.
-    if take.any():
-        kind = np.where(take, acts - TAKE_BASE, -1 - idx[None, :])  # non-takers never match
-        rank = np.zeros((m, p), dtype=np.int64)  # takers of the same type served before this one
-        several = np.flatnonzero(take.sum(axis=1) >= 2)
-        same = kind[several, :, None] == kind[several, None, :]
-        same &= idx[:, None] != idx[None, :]
-        contested = same.any(axis=(1, 2))
-        if contested.any():
-            rows_c = several[contested]
-            s.keys[games[rows_c]], sub = rng.split(s.keys[games[rows_c]])
-            order = rng.uniform(sub, p)
-            ahead = same[contested] & (
-                (order[:, None, :] < order[:, :, None])
-                | ((order[:, None, :] == order[:, :, None]) & (idx[None, :] < idx[:, None]))
-            )
-            rank[rows_c] = ahead.sum(axis=2)
-        kind = np.maximum(kind, 0)
-        # the type's copies in play (at most 2) follow each other in kind_slots
-        begin = s.kind_start[games[:, None], kind].astype(np.int64)  # (m, P)
-        copies = s.kind_start[games[:, None], kind + 1] - begin
-        t = start.shape[1]
-        first = s.kind_slots[games[:, None], np.minimum(begin, t - 1)].astype(np.int64)
-        second = s.kind_slots[games[:, None], np.minimum(begin + 1, t - 1)].astype(np.int64)
-        first_up = (copies >= 1) & (start[rows[:, None], first] == FACE_UP)
-        second_up = (copies >= 2) & (start[rows[:, None], second] == FACE_UP)
-        slot = np.where(first_up & (rank == 0), first, second)
-        available = first_up.astype(np.int64) + second_up
-        won = take & (rank < available)
-        gi, pi = np.nonzero(won)
-        loc[gi, slot[gi, pi]] = HELD_BASE + pi
-        s.held[games[gi], pi] = slot[gi, pi]
-        np.add.at(s.up_count, (games[gi], kind[gi, pi]), -1)
-        np.add.at(s.taken, (games[gi], kind[gi, pi]), 1)
-        phase[won] = PLACE
-
-    s.location[games] = loc
-    s.seat_phase[games] = phase
-    s.committed[games] = NO_ACTION
-    s.to_move[games] = 0
-    if stop.any():
-        _end_round(s, games[stop], rewards)
-
-
-def _open_sets(s: State, games: np.ndarray, seats: np.ndarray) -> None:
-    """Start an empty set at the end of zone `seats` of `games` (a game appears at most once per seat). The
-    rows of later zones move down one to make room, so the set rows stay in seat order; seats are taken
-    from the last one back, so each insertion point is still where the earlier ones left it."""
-    p, f = s.num_sets.shape[1], s.set_size.shape[1]
-    cols = np.arange(f)[None, :]
-    for k in range(p - 1, -1, -1):
-        g = games[seats == k]
-        if not len(g):
-            continue
-        counts = s.num_sets[g].astype(np.int64)
-        later = counts[:, k + 1 :].sum(axis=1) > 0
-        moving = g[later]
-        if len(moving):
-            at = counts[later, : k + 1].sum(axis=1)  # the new set's row: the first row of the next zones
-            source = cols - (cols > at[:, None])
-            for name in ("set_size", "set_bits", "set_bonus"):
-                rows = getattr(s, name)
-                block = np.take_along_axis(rows[moving], source, axis=1)
-                block[np.arange(len(moving)), at] = 0
-                rows[moving] = block
-        s.num_sets[g, k] += 1
-
-
-def _end_round(s: State, games: np.ndarray, rewards: np.ndarray) -> None:
-    """Score the round: the richest player (then the one with most fruit) takes the card; ties all take one."""
-    cfg = s.config
-    p = cfg.num_players
-    # tiles in hand go back to the table unplaced
-    holding = s.held[games] >= 0
-    gi, pi = np.nonzero(holding)
-    back = s.held[games[gi], pi].astype(np.int64)
-    s.location[games[gi], back] = FACE_UP
-    np.add.at(s.up_count, (games[gi], s.layout[games[gi], back]), 1)
-    np.add.at(s.taken, (games[gi], s.layout[games[gi], back]), -1)
-    s.held[games] = NO_SLOT
-    s.seat_phase[games] = FLIP
-    size, num_sets = s.set_size[games], s.num_sets[games]
-    earned = zone_sums(_set_money(s.card[games], size, s.set_bits[games], s.set_bonus[games], cfg.family), num_sets)
-    fruit = zone_sums(size, num_sets)
-    best = earned == earned.max(axis=1, keepdims=True)
-    fruit_best = np.where(best, fruit, -1)
-    tied = best & (fruit_best == fruit_best.max(axis=1, keepdims=True))
-    s.cards_won[games] += tied.astype(np.int8)
-    order = (np.arange(p)[None, :] - s.starter[games].astype(np.int64)[:, None]) % p
-    s.starter[games] = np.argmin(np.where(tied, order, p), axis=1)
-    s.deck_pos[games] += (tied.sum(axis=1) - 1).astype(np.int16)  # the other tied players draw face down
-    over = (s.cards_won[games] >= cfg.rounds_to_win).any(axis=1)
-    ended = games[over]
-    if len(ended):
-        s.done[ended] = True
-        s.phase[ended] = OVER
-        if cfg.reward == "terminal":
-            rewards[ended] = terminal_rewards(s.cards_won[ended])
-    again = games[~over]
-    if len(again):
-        if box_hidden(cfg):
-            _remember_seen(s, again)
-        s.round_index[again] += 1
-        _new_round(s, again)
-
-
-def _remember_seen(s: State, games: np.ndarray) -> None:
-    """Before the tiles are reshuffled: per fruit type, the copies everyone saw in play this round (face
-    up or taken) update the most seen in one round and the rounds with exactly one copy seen."""
-    up = s.location[games] != FACE_DOWN
-    seen = _count_kinds(np.nonzero(up)[0], s.layout[games][up], len(games))[:, : C.N_FRUIT_TYPES]
-    s.seen_most[games] = np.maximum(s.seen_most[games], seen)
-    s.seen_once[games] += (seen == 1).astype(np.int8)
 
 
 def terminal_rewards(cards_won: np.ndarray) -> np.ndarray:
@@ -785,48 +551,16 @@ SET_ROWS = {False: _set_rows(False), True: _set_rows(True)}
 # value of a set +/- as observed, by (card * 8 + min(size, 7)) * 2 + legal (as `np.maximum(v, 0) * 0.1`)
 SET_VALUE_POS = (np.maximum(C.SET_VALUE, 0) * 0.1).astype(np.float32).reshape(-1)
 SET_VALUE_NEG = (np.maximum(-C.SET_VALUE, 0) * 0.1).astype(np.float32).reshape(-1)
-PHASE_ROWS = np.eye(4, 3, dtype=np.float32)  # seat phase one-hot; row 3 (game over) all zero
-MONKEY_ROWS = np.eye(C.MONKEYS_TO_STOP + 1, C.MONKEYS_TO_STOP, dtype=np.float32)  # row 3: none shown
-
-
-def _block(obs: np.ndarray, where: slice, shape: tuple[int, ...]) -> np.ndarray:
-    """A writable view of `obs[:, where]` shaped `(n, *shape)` (never a copy)."""
-    view = obs[:, where].reshape(obs.shape[0], *shape)
-    assert view.base is obs or view.base is obs.base, "observation block must be a view"
-    return view
-
-
-def _relative(seat: np.ndarray, p: int) -> np.ndarray:
-    """`(n, P)` absolute seat of each seat-relative position (observer first)."""
-    return (seat[:, None] + np.arange(p)[None, :]) % p
-
-
-def _from_seat(values: np.ndarray, seat: np.ndarray, p: int) -> np.ndarray:
-    """`values` `(n, P, ...)` with each row's seats listed from `seat` on; one `take` when every row
-    has the same observer (the common case: a batch in step), a gather otherwise."""
-    if len(seat) and (seat == seat[0]).all():
-        return np.take(values, (int(seat[0]) + np.arange(p)) % p, axis=1)
-    return values[np.arange(len(seat))[:, None], _relative(seat, p)]
 
 
 def pile_knowledge(state: State) -> tuple[np.ndarray, np.ndarray]:
     """What everyone knows of the marketplace pile: `(n, 16)` bool the cards shown as round cards since
     the pile was last shuffled (no longer in it), and `(n,)` int64 the cards tied winners took face down
     from it since. The pile's next card is uniform over the cards of its shuffle not shown."""
-    n, length = state.deck.shape
-    pos = state.deck_pos.astype(np.int64)
-    first = pos // C.N_CARDS * C.N_CARDS
-    if length == C.N_CARDS:  # one shuffle (every game of the rulebook's length)
-        cards, shown, drawn = state.deck, state.shown, np.arange(C.N_CARDS)[None, :] < pos[:, None]
-    else:
-        at = first[:, None] + np.arange(C.N_CARDS)[None, :]
-        drawn = at < pos[:, None]
-        at = np.minimum(at, length - 1)
-        cards = np.take_along_axis(state.deck, at, axis=1)
-        shown = np.take_along_axis(state.shown, at, axis=1) & drawn
-    bits = (shown.astype(np.int64) << cards.astype(np.int64)).sum(axis=1)  # a shuffle holds 16 different cards
-    flags = ((bits[:, None] >> np.arange(C.N_CARDS)[None, :]) & 1).astype(bool)
-    return flags, (drawn & ~shown).sum(axis=1)
+    flags = np.zeros((state.batch_size, C.N_CARDS), dtype=bool)
+    face_down = np.zeros(state.batch_size, dtype=np.int64)
+    _kernels().pile_many(state.deck, state.shown, state.deck_pos, flags, face_down)
+    return flags, face_down
 
 
 @cache
@@ -845,80 +579,24 @@ def observe(state: State, player) -> np.ndarray:
     exchangeable and a take names a type, so where a face-up tile lies cannot matter.
     """
     cfg = state.config
-    n, p, t = state.batch_size, cfg.num_players, state.location.shape[1]
-    f = state.set_size.shape[1]
     seat = _seat_array(state, player)
-    rows = np.arange(n)
     lay = _layout(cfg)
-    obs = np.zeros((n, lay["gains"].stop), dtype=np.float32)  # fresh zero pages: as cheap as np.empty
-    card = state.card.astype(np.intp)
-    live = ~state.done
-    loc = state.location
-
-    obs[:, lay["card"]] = np.take(CARD_TABLE, card, axis=0)
-    flags, face_down_cards = pile_knowledge(state)
-    obs[:, lay["pile"].start : lay["pile"].stop - 1] = flags
-    obs[:, lay["pile"].stop - 1] = face_down_cards
-    obs[:, lay["face_up"]] = state.up_count[:, : C.N_FRUIT_TYPES]
-    obs[:, lay["taken"]] = state.taken[:, : C.N_FRUIT_TYPES]
-    monkeys = np.where(live, np.minimum(state.up_count[:, C.MONKEY], C.MONKEYS_TO_STOP), C.MONKEYS_TO_STOP)
-    obs[:, lay["monkeys"]] = np.take(MONKEY_ROWS, monkeys.astype(np.intp), axis=0)
-    obs[:, lay["face_down"].start] = (loc == FACE_DOWN).sum(axis=1, dtype=np.int16) / t
-    if box_hidden(cfg):
-        seen = _block(obs, lay["seen"], (C.N_FRUIT_TYPES, SEEN_FEATURES))
-        seen[:, :, 0] = state.seen_most
-        seen[:, :, 1] = state.seen_once
-
-    phase = np.where(live[:, None], _from_seat(state.seat_phase, seat, p), OVER).astype(np.intp)
-    _block(obs, lay["phases"], (p, 3))[:] = np.take(PHASE_ROWS, phase, axis=0)
-
-    held_slot = _from_seat(state.held, seat, p).astype(np.intp)
-    held_kind = np.take_along_axis(state.layout, np.maximum(held_slot, 0), axis=1)
-    held_kind = np.where(held_slot >= 0, held_kind, NONE_KIND).astype(np.intp)
-    held_kind += (card * (C.N_KINDS + 1))[:, None]
-    _block(obs, lay["held"], (p, HELD_FEATURES))[:] = np.take(HELD_ROWS, held_kind, axis=0)
-
-    # sets: one row per set, the observer's sets first (row s is its set s), then each other seat's in
-    # turn: the state's set rows (seat by seat) turned to start at the observer's zone. Every set holds a
-    # fruit, so F rows hold every zone. Rows past the last set stay zero.
-    sets = _block(obs, lay["sets"], (f, p + SET_FEATURES))
-    counts = state.num_sets.astype(np.int64)
-    total = counts.sum(axis=1)
-    zone = np.repeat(np.arange(n * p), counts.reshape(-1))  # game * P + owner of each set, in row order
-    gi, owner = np.divmod(zone, p)
-    row = np.arange(len(zone)) - (np.cumsum(total) - total)[gi]
-    pi = (owner - seat[gi]) % p  # owner relative to the observer
-    at = (row - zone_start(counts)[gi, seat[gi]]) % np.maximum(total[gi], 1)
-    size = state.set_size[gi, row].astype(np.intp)
-    bits = state.set_bits[gi, row].astype(np.intp)
-    bonus = state.set_bonus[gi, row]
-    features = np.take(SET_ROWS[cfg.family], bits, axis=0)
-    features[:, 0] = size
-    features[:, 1] = bonus
-    value_at = (card[gi] * (C.LARGEST_SIZE + 1) + np.minimum(size, C.LARGEST_SIZE)) * 2
-    value_at += (C.SET_LEGAL_FAMILY if cfg.family else C.SET_LEGAL)[bits]
-    features[:, 3] = SET_VALUE_POS[value_at]
-    features[:, 4] = SET_VALUE_NEG[value_at]
-    sets[gi, at, pi] = 1.0
-    sets[gi, at, p:] = features
-
-    worth = C.SET_VALUE.reshape(-1)[value_at] + C.CARD_BONUS[card[gi]] * bonus.astype(np.int64)
-    seat_zone = gi * p + pi  # game * P + owner relative to the observer
-    earned = np.bincount(seat_zone, weights=worth, minlength=n * p).reshape(n, p)
-    players = _block(obs, lay["players"], (p, PLAYER_FEATURES))
-    players[:, :, 0] = _from_seat(state.num_sets, seat, p)
-    players[:, :, 1] = np.bincount(seat_zone, weights=size, minlength=n * p).reshape(n, p)
-    players[:, :, 2] = np.maximum(earned, 0) * 0.1
-    players[:, :, 3] = np.maximum(-earned, 0) * 0.1
-    players[:, :, 4] = _from_seat(state.cards_won, seat, p)
-
-    obs[:, lay["starter"]] = (state.starter.astype(np.int64) - seat)[:, None] % p == np.arange(p)[None, :]
-    own = state.committed[rows, seat].astype(np.int64)
-    obs[:, lay["choice"].start] = own != NO_ACTION
-    obs[:, lay["choice"].start + 1] = (own + 1) / NUM_ACTIONS
-    obs[:, lay["options"]] = OPTION_ROWS[(cfg.rounds_to_win, cfg.family, box_hidden(cfg))]
-    _block(obs, lay["gains"], (NUM_ACTIONS, GAIN_FEATURES))[:] = action_gains(state, seat)
+    obs = np.zeros((state.batch_size, lay["gains"].stop), dtype=np.float32)
+    s = state
+    _kernels().observe(
+        np.ascontiguousarray(seat), s.done, s.seat_phase, s.starter, s.layout, s.location, s.up_count, s.taken,
+        s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
+        s.deck_pos, s.shown, s.card, s.cards_won, _legal_table(cfg), box_hidden(cfg), _offsets(cfg), CARD_TABLE,
+        HELD_ROWS, SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG,
+        OPTION_ROWS[(cfg.rounds_to_win, cfg.family, box_hidden(cfg))], obs,
+    )  # fmt: skip
     return obs
+
+
+@cache
+def _offsets(config: Config) -> np.ndarray:
+    """Start of each observation block, in `observation_layout`'s order (what the kernel fills)."""
+    return np.array([part.start for part in _layout(config).values()], dtype=np.int64)
 
 
 def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
@@ -930,46 +608,12 @@ def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
     This is the arithmetic of 'Calculate Your Earnings' done for the learner, like Fruit Picking's
     `plant_targets`: a network would otherwise have to learn set legality separately for every set row.
     """
-    cfg = state.config
-    n, f = state.batch_size, state.set_size.shape[1]
-    rows = np.arange(n)
-    card = state.card.astype(np.intp)
-    count = state.num_sets[rows, seat].astype(np.int64)
-    start = zone_start(state.num_sets)[rows, seat]
-    k = max(int(count.max(initial=0)), 1)  # own sets are the first k rows at most: the rest stay 0
-    own = np.arange(k)[None, :] < count[:, None]  # (n, k): own set s is state row start + s
-    at = np.minimum(start[:, None] + np.arange(k)[None, :], f - 1)
-    size = np.where(own, np.take_along_axis(state.set_size, at, axis=1), 0).astype(np.int64)
-    bits = np.where(own, np.take_along_axis(state.set_bits, at, axis=1), 0).astype(np.int64)
-    type_bits = C.KIND_BITS[: C.N_FRUIT_TYPES].astype(np.int64)
-    bonus = (C.IS_BONUS[card, : C.N_FRUIT_TYPES] * C.CARD_BONUS[card][:, None]).astype(np.int64)  # (n, 32)
-    before = set_values(card[:, None], size, bits, cfg.family)  # (n, k)
-    grown = bits[:, None, :] | type_bits[None, :, None]  # (n, 32, k)
-    after = set_values(card[:, None, None], size[:, None, :] + 1, grown, cfg.family)
-    into = after - before[:, None, :] + bonus[:, :, None]  # (n, 32, k)
-    stays = set_is_legal(grown, cfg.family) & own[:, None, :]
-    was_legal = set_is_legal(bits, cfg.family)
-    alone = set_values(card[:, None], np.ones((n, C.N_FRUIT_TYPES), np.int64), type_bits[None, :], cfg.family)
-    alone = alone + bonus  # (n, 32)
-    best = np.maximum(np.where(own[:, None, :], into, np.iinfo(np.int64).min).max(axis=2), alone)
-    # a take's flag: the fruit fits one of the seat's legal sets (a new set is always possible besides)
-    gains = np.zeros((n, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
-    take = slice(TAKE_BASE, TAKE_BASE + C.N_FRUIT_TYPES)
-    gains[:, take, 0] = np.maximum(best, 0) * 0.1
-    gains[:, take, 1] = np.maximum(-best, 0) * 0.1
-    gains[:, take, 2] = (stays & was_legal[:, None, :]).any(axis=2)
-    held_slot = state.held[rows, seat].astype(np.intp)
-    holding = (held_slot >= 0) & ~state.done
-    kind = np.take_along_axis(state.layout, np.maximum(held_slot, 0)[:, None], axis=1)[:, 0]
-    kind = np.where(holding, np.minimum(kind, C.N_FRUIT_TYPES - 1), 0).astype(np.intp)
-    place = into[rows, kind]  # (n, k)
-    placed = slice(PLACE_BASE, PLACE_BASE + k)
-    gains[:, placed, 0] = np.where(own & holding[:, None], np.maximum(place, 0), 0) * 0.1
-    gains[:, placed, 1] = np.where(own & holding[:, None], np.maximum(-place, 0), 0) * 0.1
-    gains[:, placed, 2] = stays[rows, kind] & holding[:, None]
-    gains[:, NEW_SET, 0] = np.where(holding, np.maximum(alone[rows, kind], 0), 0) * 0.1
-    gains[:, NEW_SET, 1] = np.where(holding, np.maximum(-alone[rows, kind], 0), 0) * 0.1
-    gains[:, NEW_SET, 2] = holding
+    s = state
+    gains = np.zeros((s.batch_size, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
+    _kernels().gains_many(
+        np.ascontiguousarray(np.broadcast_to(np.asarray(seat, dtype=np.int64), (s.batch_size,))), s.done, s.card,
+        s.layout, s.held, s.num_sets, s.set_size, s.set_bits, _legal_table(s.config), gains,
+    )  # fmt: skip
     return gains
 
 
@@ -1540,7 +1184,7 @@ def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
         other = (seat != k) & (s.committed[:, k] != NO_ACTION)
         if other.any():
             keys, sub = rng.split(keys)
-            mask = _seat_mask(s, np.full(n, k), ~s.done)
+            mask = _masks(s, np.full(n, k), only_undecided=False)
             pick = np.argmax(np.where(mask, rng.uniform(sub, NUM_ACTIONS), -1.0), axis=1)
             s.committed[other, k] = pick[other]
     s.keys, _ = rng.split(keys)
