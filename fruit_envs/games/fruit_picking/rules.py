@@ -117,6 +117,7 @@ SPEC = GameSpec(
 # Declared facts
 
 
+@cache
 def observation_layout(config: Config) -> dict[str, slice]:
     """Named slices of a seat's observation; blocks over seats list the observer first, then clockwise."""
     p = config.num_players
@@ -289,13 +290,17 @@ def sow(seeds: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray
 # Masks
 
 
+def _seats(player, n: int) -> np.ndarray:
+    """`(n,)` int64 seats from one seat for every game or one per game."""
+    if isinstance(player, (int, np.integer)):
+        return np.full(n, player, dtype=np.int64)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
+
+
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 16)` bool: legal actions of `player` (default: the player to move) in each game."""
     n = state.batch_size
-    if player is None:
-        seat = state.to_move.astype(np.int64)
-    else:
-        seat = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
+    seat = state.to_move.astype(np.int64) if player is None else _seats(player, n)
     mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
     s = state
     _kernels().legal_mask(
@@ -381,7 +386,7 @@ def observe(state: State, player) -> np.ndarray:
     """
     cfg = state.config
     n = state.batch_size
-    seat = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
+    seat = _seats(player, n)
     offsets = _offsets(cfg)
     obs = np.zeros((n, observation_shape(cfg)[0]), dtype=np.float32)
     s = state

@@ -401,6 +401,8 @@ def _seat_array(state: State, player) -> np.ndarray:
     n = state.batch_size
     if player is None:
         return state.to_move.astype(np.int64)
+    if isinstance(player, (int, np.integer)) and 0 <= player < state.config.num_players:
+        return np.full(n, player, dtype=np.int64)
     seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
     if ((seat < 0) | (seat >= state.config.num_players)).any():
         raise ValueError(f"player must be a seat in 0..{state.config.num_players - 1}, got {player!r}")
