@@ -263,7 +263,9 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
     own = [m for m in results if m.api != "peer"]
     sizes = sorted({m.batch for m in own if m.api == "batched"})
     sharded_sizes = sorted({m.batch for m in own if m.api == "sharded"})
-    head = ["game", "players", "AEC", "Gymnasium"] + [f"N={n}" for n in sizes]
+    anchor = next((m.steps_per_second for m in results if m.game == "pettingzoo:connect_four_v3"), None)
+    head = ["game", "players", "AEC"] + (["AEC / connect_four"] if anchor else [])
+    head += ["Gymnasium"] + (["Gymnasium / connect_four"] if anchor else []) + [f"N={n}" for n in sizes]
     procs = max((m.processes for m in own if m.api == "sharded"), default=1)
     head += [f"N={n} x {procs} processes" for n in sharded_sizes]
     head += ["best / AEC", "state bytes/game"]
@@ -275,8 +277,9 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
     ]
     for game, p in dict.fromkeys((m.game, m.players) for m in own):
         row = {m.api + str(m.batch): m for m in own if (m.game, m.players) == (game, p)}
-        aec = row["aec1"].steps_per_second
-        cells = [game, str(p), f"{aec:,.0f}", f"{row['gym1'].steps_per_second:,.0f}"]
+        aec, gym = row["aec1"].steps_per_second, row["gym1"].steps_per_second
+        cells = [game, str(p), f"{aec:,.0f}"] + ([f"{aec / anchor:.2f}x"] if anchor else [])
+        cells += [f"{gym:,.0f}"] + ([f"{gym / anchor:.2f}x"] if anchor else [])
         cells += [f"{row[f'batched{n}'].steps_per_second:,.0f}" if f"batched{n}" in row else "" for n in sizes]
         cells += [f"{row[f'sharded{n}'].steps_per_second:,.0f}" if f"sharded{n}" in row else "" for n in sharded_sizes]
         best = max(m.steps_per_second for m in row.values())

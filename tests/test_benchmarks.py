@@ -44,7 +44,8 @@ def test_throughput_writes_json_markdown_and_plot(tmp_path):
     sharded = [m for m in results if m.api == "sharded"]
     assert all(m.processes == 2 for m in sharded)
     table = (tmp_path / "throughput.md").read_text()
-    assert "| game | players | AEC | Gymnasium | N=1 | N=1024 | N=1024 x 2 processes |" in table
+    columns = "| N=1 | N=1024 | N=1024 x 2 processes |"
+    assert "| game | players | AEC | AEC / connect_four | Gymnasium | Gymnasium / connect_four " + columns in table
     assert (tmp_path / "throughput.png").read_bytes()[:4] == b"\x89PNG"
     assert data["date"] and "cores" in data["machine"]
 
@@ -76,6 +77,12 @@ def test_throughput_measures_every_peer_in_the_same_run(tmp_path):
         "openspiel:goofspiel",
     }
     assert data["notes"] == []
+    # issue 33: our single-game rates as a ratio to connect_four measured in the same run
+    table = (tmp_path / "throughput.md").read_text()
+    assert "| game | players | AEC | AEC / connect_four | Gymnasium | Gymnasium / connect_four |" in table
+    anchor = next(r["steps_per_second"] for r in data["results"] if r["game"] == "pettingzoo:connect_four_v3")
+    aec = next(r["steps_per_second"] for r in data["results"] if r["api"] == "aec")
+    assert f"| {aec:,.0f} | {aec / anchor:.2f}x |" in table
 
 
 def test_a_missing_peer_is_skipped_with_a_note_never_faked(tmp_path, monkeypatch):
