@@ -2,8 +2,10 @@
 and cached on disk beside the module (or in numba's user cache where the installation is read-only).
 
 Importing this module imports numba (a few hundred milliseconds); nothing here compiles until a game's
-kernel first runs, and `import fruit_envs` never imports it. The random numbers are `core.rng`'s
-SplitMix64 streams, drawn per game inside a loop over the batch.
+kernel first runs, and `import fruit_envs` never imports it. The compiled code is cached on disk beside
+the sources, or in numba's user cache directory where the installation is read-only; where neither can
+be written, kernels compile in every new process instead (slower to start, the same results). The random
+numbers are `core.rng`'s SplitMix64 streams, drawn per game inside a loop over the batch.
 """
 
 from __future__ import annotations
@@ -11,7 +13,22 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-njit = numba.njit(cache=True, nogil=True)
+
+def _probe() -> int:
+    return 0
+
+
+def _can_cache() -> bool:
+    """Whether numba finds a writable place to cache compiled code (it looks when a function asks)."""
+    try:
+        numba.njit(cache=True)(_probe)
+    except RuntimeError:
+        return False
+    return True
+
+
+CACHED = _can_cache()
+njit = numba.njit(cache=CACHED, nogil=True)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
