@@ -22,8 +22,8 @@ def test_baselines_are_shipped():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 31 is open: no baseline yet for Juicy Fruits 3 and 4 players "
-    "(python -m fruit_envs.training.baselines retrain --games juicy_fruits --players 3 4)",
+    reason="issue 31 is open: no baseline yet for Juicy Fruits 4 players "
+    "(python -m fruit_envs.training.baselines retrain --games juicy_fruits --players 4)",
 )
 def test_every_game_ships_a_baseline_at_every_official_player_count():
     """Issue 31: a reference agent for every game and official player count (the score attack included)."""
