@@ -11,6 +11,7 @@ class RandomAgent:
     """Picks uniformly among the legal actions of each row."""
 
     name = "random"
+    needs_observation = False  # the environments may skip observing for it (and pass None)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = np.asarray(mask, dtype=bool)

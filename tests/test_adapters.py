@@ -472,3 +472,29 @@ def test_mask_in_observation_false_gives_the_array_and_the_mask_in_info(game):
     assert all(isinstance(o, np.ndarray) for o in observations.values()) and set(infos) == set(observations)
     with pytest.raises(ValueError, match="mask_in_observation must be True"):
         module.raw_env(mask_in_observation="no")
+
+
+def test_an_opponent_that_needs_no_observation_is_not_observed_for():
+    """Random play declares `needs_observation = False`: the envs pass it None and skip observing (the
+    Gymnasium env against random got faster by one observation per opponent decision); any other policy
+    still gets the observations of its seats."""
+    seen = {"random": [], "plain": []}
+
+    class Blind:
+        needs_observation = False
+
+        def act(self, obs, mask, rng):
+            seen["random"].append(obs)
+            return np.argmax(mask, axis=1)
+
+    class Plain:
+        def act(self, obs, mask, rng):
+            seen["plain"].append(obs)
+            return np.argmax(mask, axis=1)
+
+    for policy in (Blind(), Plain()):
+        env = gymnasium.make("fruit_envs/CherryPicking-v0", opponent=policy, seat=0)
+        _, info = env.reset(seed=1)
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert seen["random"] and all(obs is None for obs in seen["random"])
+    assert seen["plain"] and all(isinstance(obs, np.ndarray) and obs.ndim == 2 for obs in seen["plain"])

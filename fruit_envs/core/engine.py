@@ -51,6 +51,12 @@ def _needs_state(policy) -> bool:
     return bool(getattr(policy, "needs_state", False))
 
 
+def _needs_observation(policy) -> bool:
+    """An agent that declares `needs_observation = False` (random play) is given None instead of an
+    observation, which spares computing one for each of its decisions."""
+    return bool(getattr(policy, "needs_observation", True))
+
+
 class _CallablePolicy:
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -224,7 +230,8 @@ class LearnerBatch:
             if not need.any():
                 return gained
             movers = self.state.to_move.astype(np.int64)
-            obs = self.rules.observe(self.state, movers)
+            observed = any(_needs_observation(policy) for policy in self.opponents)
+            obs = self.rules.observe(self.state, movers) if observed else None
             masks = self.rules.legal_mask(self.state)
             actions = np.zeros(self.num_envs, dtype=np.int64)
             who = self.opponent_of[rows, movers]
@@ -233,7 +240,7 @@ class LearnerBatch:
                 if len(sel):
                     extra = {"state": self.state.take(sel), "seats": movers[sel]} if _needs_state(policy) else {}
                     chosen = validate.as_actions(
-                        policy.act(obs[sel], masks[sel], self._rng, **extra),
+                        policy.act(None if obs is None else obs[sel], masks[sel], self._rng, **extra),
                         len(sel),
                         self.spec.num_actions,
                         f"actions of opponent policy {frecord.agent_label(policy)}",
