@@ -1,7 +1,7 @@
 """Island geometry as lookup tables: neighbours, straight-line rays and every placement of every shape.
 
 Cells are numbered row-major 0..24 (`components` draws the island). Occupancy tests use 25-bit
-masks (`bits`), so "does a 2x2 venue fit anywhere" is one AND per placement, for a whole batch.
+masks (`bits`): a placement fits when its mask is all free, one AND (the kernels test them).
 """
 
 from __future__ import annotations
@@ -97,28 +97,15 @@ for _s, _rots in enumerate(ROTATIONS):
                 PLACEMENT_CELLS[_s, _o, _anchor, : len(_idx)] = _idx
                 PLACEMENT_BITS[_s, _o, _anchor] = CELL_BIT[_idx].sum()
 
-# Every possible placement of each shape, flattened, for "fits anywhere" tests with one reduceat.
-_valid = PLACEMENT_BITS != IMPOSSIBLE
-FLAT_PLACEMENT_BITS = np.concatenate([PLACEMENT_BITS[s][_valid[s]] for s in range(len(C.SHAPES))])
-FLAT_SHAPE_START = np.cumsum([0] + [int(_valid[s].sum()) for s in range(len(C.SHAPES))])[:-1]
-
 
 def shapes_fit(free_bits: np.ndarray) -> np.ndarray:
     """`(m, 5)` bool: whether each shape fits somewhere (any rotation) on islands with free cells `free_bits (m,)`."""
-    fits = (free_bits[:, None] & FLAT_PLACEMENT_BITS[None, :]) == FLAT_PLACEMENT_BITS[None, :]
-    return np.logical_or.reduceat(fits, FLAT_SHAPE_START, axis=1)
+    from fruit_envs.games.juicy_fruits import kernels  # numba, on first use
 
-
-def rotations_fit(free_bits: np.ndarray, shape: np.ndarray) -> np.ndarray:
-    """`(m, 4)` bool: rotations of `shape (m,)` that fit somewhere."""
-    table = PLACEMENT_BITS[shape]  # (m, 4, 25)
-    return ((free_bits[:, None, None] & table) == table).any(axis=2)
-
-
-def anchors_fit(free_bits: np.ndarray, shape: np.ndarray, rotation: np.ndarray) -> np.ndarray:
-    """`(m, 25)` bool: anchor cells where `shape` in `rotation` fits."""
-    table = PLACEMENT_BITS[shape, rotation]  # (m, 25)
-    return (free_bits[:, None] & table) == table
+    free_bits = np.asarray(free_bits, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(free_bits), len(C.SHAPES)), dtype=bool)
+    kernels.shapes_fit_many(free_bits, out)
+    return out
 
 
 def shape_cells_bits(cells: list[int]) -> int:

@@ -1,4 +1,6 @@
-"""Juicy Fruits (basic game) rules as pure, batched numpy functions (imports numpy and the core only).
+"""Juicy Fruits (basic game) rules as batched functions over a struct-of-arrays state; setup, step, masks
+and the observation run in the compiled `kernels` (numba, imported on first use; this module imports numpy
+and the core only).
 
 A turn is a short sequence of decisions of the player to move, one flat action space of 66:
 
@@ -21,10 +23,11 @@ cart's spaces are used up, rotation of a square venue. A decision with one legal
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from operator import attrgetter
 
 import numpy as np
 
-from fruit_envs.core import rng
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.juicy_fruits import components as C
@@ -278,7 +281,6 @@ SHIP_FEATURES = np.concatenate(
     [np.ones((C.N_SHIP_TYPES, 1)), C.SHIP_COST / 3.0, C.SHIP_POINTS[:, None] / 4.0], axis=1
 ).astype(np.float32)  # (50, 7): present, fruit counts / 3, points / 4
 N_SHIP_FEATURES = SHIP_FEATURES.shape[1]
-TOKEN_ONE_HOT = np.concatenate([np.eye(C.N_TOKENS), np.zeros((1, C.N_TOKENS))]).astype(np.float32)  # index -1: none
 
 
 # ----------------------------------------------------------------------------------------------
@@ -401,36 +403,44 @@ def start_island(config: Config) -> np.ndarray:
     return island
 
 
+@cache
+def _kernels():
+    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
+    from fruit_envs.games.juicy_fruits import kernels
+
+    return kernels
+
+
+# The state's arrays in the order the kernels take them (one tuple, `st` there).
+KERNEL_FIELDS = (
+    "done", "truncated", "to_move", "step_count", "phase", "round", "island", "ships", "ship_present", "fruit",
+    "fruit_gained", "board", "stacks", "markers", "milkshake_paid", "claims", "points", "license_left",
+    "pending_cell", "pending_token", "pending_amount", "pending_rotation", "discs", "arrows_paid",
+    "circles_scored", "pending_arrow", "pending_disc", "pile", "keys",
+)  # fmt: skip
+
+
+_arrays = attrgetter(*KERNEL_FIELDS)  # state -> the tuple of its arrays the kernels take
+
+
 def init(config: Config, keys: np.ndarray) -> State:
-    """`len(keys)` games set up as the rulebook says, each from its own key."""
-    keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+    """`len(keys)` games set up as the rulebook says, each from its own key.
+
+    Collectors are shuffled onto the five ponds of each island, ships dealt from the bags, and the
+    leftmost waiting spaces of each business row drawn from the game's tokens; the score attack keeps
+    the undrawn tokens as its face-down pile.
+    """
+    keys = np.array(keys, dtype=np.uint64).reshape(-1)
     n, p = len(keys), config.num_players
-    keys, k_ponds = rng.split(keys)
-    keys, k_ships = rng.split(keys)
-    keys, k_bags = rng.split(keys)
-    keys, k_board = rng.split(keys)
-
-    island = np.broadcast_to(start_island(config), (n, p, G.N_CELLS)).copy()
-    # collectors: shuffled onto the five ponds of each island
-    ponds = np.argsort(rng.uniform(k_ponds, p * C.N_FRUITS).reshape(n, p, C.N_FRUITS), axis=2, kind="stable")
-    island[:, :, G.POND_CELLS] = (COLLECTOR + ponds).astype(np.int8)
-    island[:, :, G.BEACH_CELLS] = SHIP
-
-    ships = _deal_ships(config, n, k_ships, k_bags)
-
-    # business board: the leftmost `p` waiting spaces of each row from the 23 basic tokens (all 24 with
-    # the factory); the score attack keeps the undrawn tokens as its face-down pile
-    tokens = game_tokens(config).astype(np.int8)
-    per_row = tokens_per_row(config)
-    shuffled = tokens[rng.permutations(k_board, len(tokens))]
-    drawn = shuffled[:, : C.N_ROWS * per_row]
-    board = np.full((n, C.N_ROWS, C.ROW_SLOTS), NO, dtype=np.int8)
-    board[:, :, :per_row] = drawn.reshape(n, C.N_ROWS, per_row)
+    island = np.empty((n, p, G.N_CELLS), dtype=np.int8)
+    ships = np.empty((n, p, C.N_SHIPS_PER_ISLAND), dtype=np.int8)
+    board = np.empty((n, C.N_ROWS, C.ROW_SLOTS), dtype=np.int8)
     pile = np.zeros((n, C.N_TOKENS), dtype=bool)
-    if is_solo(config):
-        pile[np.arange(n)[:, None], shuffled[:, C.N_ROWS * per_row :]] = True
+    _kernels().init(
+        keys, island, ships, board, pile, start_island(config), game_tokens(config).astype(np.int64),
+        tokens_per_row(config), config.ship_setup == "mixed", is_solo(config),
+    )  # fmt: skip
     start_node = C.START_NODE if has_factory(config) else NO
-
     state = State(
         config=config,
         keys=keys,
@@ -467,28 +477,6 @@ def init(config: Config, keys: np.ndarray) -> State:
     return state
 
 
-def _deal_ships(config: Config, n: int, k_ships: np.ndarray, k_bags: np.ndarray) -> np.ndarray:
-    """`(n, P, 12)` int8 ship ids at beach positions A G B H C I D J E K F L."""
-    p = config.num_players
-    per_bag = len(C.GREEN_BAG)
-    order = rng.uniform(k_ships, 2 * per_bag)  # (n, 50)
-    if config.ship_setup == "mixed":
-        drawn = np.argsort(order, axis=1, kind="stable")[:, : p * C.N_SHIPS_PER_ISLAND]
-        return drawn.reshape(n, p, C.N_SHIPS_PER_ISLAND).astype(np.int8)
-    half = C.N_SHIPS_PER_ISLAND // 2
-    green = np.argsort(order[:, :per_bag], axis=1, kind="stable")[:, : p * half].reshape(n, p, half)
-    orange = per_bag + np.argsort(order[:, per_bag:], axis=1, kind="stable")[:, : p * half].reshape(n, p, half)
-    green_first = rng.uniform(k_bags, p) < 0.5  # (n, P): which bag each player takes for A-F
-    first = np.where(green_first[:, :, None], green, orange)
-    second = np.where(green_first[:, :, None], orange, green)
-    ships = np.empty((n, p, C.N_SHIPS_PER_ISLAND), dtype=np.int8)
-    first_positions = np.array(C.FIRST_BAG_POSITIONS)
-    second_positions = np.setdiff1d(np.arange(C.N_SHIPS_PER_ISLAND), first_positions)
-    ships[:, :, first_positions] = first
-    ships[:, :, second_positions] = second
-    return ships
-
-
 # ----------------------------------------------------------------------------------------------
 # Helpers over the mover's island
 
@@ -497,72 +485,19 @@ def _seat_array(state: State, player) -> np.ndarray:
     n = state.batch_size
     if player is None:
         return state.to_move.astype(np.int64)
-    seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    if ((seat < 0) | (seat >= state.config.num_players)).any():
+    if isinstance(player, (int, np.integer)) and 0 <= player < state.config.num_players:
+        return np.full(n, player, dtype=np.int64)  # one seat for every game: the fast path
+    seat = np.asarray(player, dtype=np.int64)
+    if seat.shape != (n,):
+        seat = np.ascontiguousarray(np.broadcast_to(seat, (n,)))
+    if n and (seat.min() < 0 or seat.max() >= state.config.num_players):
         raise ValueError(f"player must be a seat in 0..{state.config.num_players - 1}, got {player!r}")
     return seat
-
-
-def _movable(island: np.ndarray) -> np.ndarray:
-    """`(m, 25)` bool: cells holding a collector or mobile business token with a free neighbour."""
-    free = np.concatenate([island == EMPTY, np.zeros((len(island), 1), dtype=bool)], axis=1)
-    return CODE_IS_MOBILE[island] & free[:, G.NEIGHBOURS].any(axis=2)
-
-
-def _destinations(island: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """`(m, 25)` bool: cells reachable in a straight orthogonal line over free cells from `start (m,)`."""
-    m = len(island)
-    free = np.concatenate([island == EMPTY, np.zeros((m, 1), dtype=bool)], axis=1)
-    rays = G.RAYS[start]  # (m, 4, 4)
-    reach = np.logical_and.accumulate(free[np.arange(m)[:, None, None], rays], axis=2)
-    out = np.zeros((m, G.N_CELLS + 1), dtype=bool)
-    out[np.arange(m)[:, None, None], rays] = reach
-    return out[:, : G.N_CELLS]
-
-
-def _producible(fruit: np.ndarray, stacks: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """`(m, 10)` bool: ice cream stacks 0..4 of the cart's `colour` and milkshakes paid with fruit 0..4."""
-    ice = (
-        (C.STACK_COLOUR[None, : C.N_ICE_CREAM_STACKS] == colour[:, None])
-        & (stacks[:, : C.N_ICE_CREAM_STACKS] > 0)
-        & (fruit[:, None, :] >= C.STACK_COST[None, : C.N_ICE_CREAM_STACKS]).all(axis=2)
-    )
-    shake = (stacks[:, C.MILKSHAKE, None] > 0) & (fruit >= C.MILKSHAKE_FRUITS)
-    return np.concatenate([ice, shake], axis=1)
-
-
-def _shapes_fit(island: np.ndarray) -> np.ndarray:
-    """`(m, 5)` bool: whether each shape fits somewhere on the island."""
-    return G.shapes_fit(G.bits(island == EMPTY))
 
 
 def node_occupancy(discs: np.ndarray) -> np.ndarray:
     """`(..., P, 12)` int: factory discs of each player on each node, from `discs (..., P, 2)` (-1: none)."""
     return (discs[..., :, None] == np.arange(C.N_NODES)).sum(axis=-2)
-
-
-def _factory_moves(s: State, g: np.ndarray, seat: np.ndarray | None = None) -> np.ndarray:
-    """`(m, 14)` bool: arrows the mover (or `seat (m,)`) may advance a disc along now (step 3).
-
-    An arrow starts where one of the mover's discs that has not moved this turn stands; it leads to a
-    tank (always room: one circle per colour, own discs stack), a single circle that is free or holds
-    the mover's other disc (circles of other colours block), or a final circle nobody has reached;
-    its fruit is in the reserve, unless it is the arrow the other disc just took from the same circle.
-    """
-    p = _mover(s, g) if seat is None else seat
-    m = len(g)
-    occupancy = node_occupancy(s.discs[g].astype(np.int64))  # (m, P, 12)
-    anyone = occupancy.sum(axis=1) > 0
-    others = anyone & (occupancy.sum(axis=1) > occupancy[np.arange(m), p])
-    discs = s.discs[g, p].astype(np.int64)  # (m, 2)
-    unmoved = np.arange(C.FACTORY_DISCS)[None, :] != s.pending_disc[g, None]
-    at_source = ((discs[:, :, None] == C.ARROW_FROM[None, None, :]) & unmoved[:, :, None]).any(axis=1)  # (m, 14)
-    target_blocked = (~C.NODE_IS_TANK[C.ARROW_TO] & others[:, C.ARROW_TO]) | (
-        C.NODE_IS_FINAL[C.ARROW_TO] & anyone[:, C.ARROW_TO]
-    )
-    free_ride = np.arange(C.N_ARROWS)[None, :] == s.pending_arrow[g, None]
-    affordable = (s.fruit[g, p][:, None, :] >= C.ARROW_COST[None]).all(axis=2) | free_ride
-    return at_source & ~target_blocked & affordable
 
 
 # ----------------------------------------------------------------------------------------------
@@ -579,71 +514,9 @@ def acting(state: State) -> np.ndarray:
 
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 66)` bool: legal actions of `player` (default: the seat to move); all False when it is not its turn."""
-    n = state.batch_size
-    seat = _seat_array(state, player)
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    deciding = ~state.done & (seat == state.to_move)
-    if not deciding.any():
-        return mask
-    phase = state.phase
-    mover = state.to_move.astype(np.int64)
-
-    g = np.flatnonzero(deciding & (phase == MOVE_TOKEN))
-    if len(g):
-        mask[g, CELL:CLAIM] = _movable(state.island[g, mover[g]])
-
-    g = np.flatnonzero(deciding & (phase == MOVE_TO))
-    if len(g):
-        mask[g, CELL:CLAIM] = _destinations(state.island[g, mover[g]], state.pending_cell[g].astype(np.int64))
-
-    g = np.flatnonzero(deciding & ((phase == HARVEST_SPLIT) | (phase == CLAIM_FRUIT)))
-    if len(g):
-        mask[g, SPLIT:PRODUCE] = np.arange(MAX_SPLIT + 1)[None, :] <= state.pending_amount[g, None]
-
-    g = np.flatnonzero(deciding & (phase == PRODUCE_PHASE))
-    if len(g):
-        colour = C.TOKEN_COLOUR[state.pending_token[g]]
-        mask[g, PRODUCE:NUM_ACTIONS] = _producible(state.fruit[g, mover[g]], state.stacks[g], colour)
-        mask[g, PASS] = True
-
-    g = np.flatnonzero(deciding & (phase == SUPPLY_OR_CLAIM))
-    if len(g):
-        mask[g[:, None], CELL + G.BEACH_CELLS[None, :]] = _suppliable(state, g, mover[g])
-        mask[g, CLAIM:PASS] = _claimable(state, g, mover[g])
-        mask[g, PASS] = True
-
-    g = np.flatnonzero(deciding & (phase == FACTORY))
-    if len(g):
-        mask[g, ARROW : ARROW + C.N_ARROWS] = _factory_moves(state, g)
-        mask[g, PASS] = True
-
-    g = np.flatnonzero(deciding & (phase == ROTATE_PHASE))
-    if len(g):
-        free = G.bits(state.island[g, mover[g]] == EMPTY)
-        mask[g, ROTATE:SPLIT] = G.rotations_fit(free, C.TOKEN_SHAPE[state.pending_token[g]].astype(np.int64))
-
-    g = np.flatnonzero(deciding & (phase == PLACE))
-    if len(g):
-        free = G.bits(state.island[g, mover[g]] == EMPTY)
-        shape = C.TOKEN_SHAPE[state.pending_token[g]].astype(np.int64)
-        mask[g, CELL:CLAIM] = G.anchors_fit(free, shape, np.maximum(state.pending_rotation[g], 0).astype(np.int64))
+    mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
+    _kernels().legal_mask(_arrays(state), _seat_array(state, player), mask)
     return mask
-
-
-def _suppliable(state: State, g: np.ndarray, mover: np.ndarray) -> np.ndarray:
-    """`(m, 12)` bool: ships still waiting whose order the reserve covers."""
-    cost = C.SHIP_COST[state.ships[g, mover]]  # (m, 12, 5)
-    affordable = (state.fruit[g, mover][:, None, :] >= cost).all(axis=2)
-    return state.ship_present[g, mover] & affordable
-
-
-def _claimable(state: State, g: np.ndarray, mover: np.ndarray) -> np.ndarray:
-    """`(m, 20)` bool: waiting tokens whose row the reserve pays for and that fit on the island."""
-    tokens = state.board[g].reshape(len(g), N_SLOTS).astype(np.int64)  # (m, 20)
-    affordable = (state.fruit[g, mover][:, None, :] >= C.ROW_COST[None]).all(axis=2)  # (m, 5)
-    room = _shapes_fit(state.island[g, mover])  # (m, 5 shapes)
-    fits = np.take_along_axis(room, C.TOKEN_SHAPE[np.maximum(tokens, 0)].astype(np.int64), axis=1)
-    return (tokens >= 0) & np.repeat(affordable, C.ROW_SLOTS, axis=1) & fits
 
 
 # ----------------------------------------------------------------------------------------------
@@ -662,283 +535,24 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
         raise ValueError(f"step needs {n} integer actions (one per game), got {actions.dtype} of shape {actions.shape}")
     actions = actions.astype(np.int64).reshape(n)
     live = ~state.done if active is None else ~state.done & np.asarray(active, dtype=bool).reshape(n)
-    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-    fitting = live & in_range
-    fitting[fitting] = PHASE_ACTIONS[state.phase[fitting], actions[fitting]]
-    wrong = live & ~fitting
-    if wrong.any():
-        g = int(np.flatnonzero(wrong)[0])
+    s = state.copy()
+    rewards = np.zeros((n, p), dtype=np.float32)
+    cfg = s.config
+    ended = np.zeros(n, dtype=bool)
+    g = _kernels().step(
+        actions, live, _arrays(s), rewards, ended, PHASE_ACTIONS, has_factory(cfg), is_solo(cfg), round_cap(cfg),
+        tokens_per_row(cfg), cfg.reward == "score",
+    )  # fmt: skip
+    if g >= 0:
         a = int(actions[g])
         what = action_to_string(state.config, a) if 0 <= a < NUM_ACTIONS else f"out of 0..{NUM_ACTIONS - 1}"
         raise ValueError(
             f"Juicy Fruits game {g}: action {a} ({what}) cannot be taken in phase {PHASE_NAMES[state.phase[g]]!r}; "
             f"legal actions are {np.flatnonzero(legal_mask(state.take(g))[0]).tolist()}"
         )
-    s = state.copy()
-    rewards = np.zeros((n, p), dtype=np.float32)
-    if not live.any():
-        return s, rewards
-    by_phase = [np.flatnonzero(live & (s.phase == ph)) for ph in range(N_LIVE_PHASES)]
-    s.step_count[live] += 1
-    handlers = (
-        _move_token,
-        _move_to,
-        _harvest_split,
-        _produce,
-        _supply_or_claim,
-        _rotate,
-        _place,
-        _claim_fruit,
-        _factory,
-    )
-    step_two_over, turn_over = [], []
-    for ph, handler in enumerate(handlers):
-        g = by_phase[ph]
-        if len(g):
-            done = handler(s, g, actions[g])
-            if done is not None and len(done):
-                (turn_over if ph == FACTORY else step_two_over).append(done)
-    if step_two_over:
-        g = np.concatenate(step_two_over)
-        turn_over.append(_begin_factory(s, g) if has_factory(s.config) else g)
-    if turn_over:
-        _end_turn(s, np.concatenate(turn_over), rewards)
-    if s.config.reward == "score":
-        rewards += (s.points.sum(axis=2) - state.points.sum(axis=2)).astype(np.float32)
+    if cfg.reward == "terminal" and ended.any():
+        rewards[ended] = outcome_rewards(winners(s.take(np.flatnonzero(ended))))
     return s, rewards
-
-
-def _mover(s: State, g: np.ndarray) -> np.ndarray:
-    return s.to_move[g].astype(np.int64)
-
-
-def _license_step(s: State, g: np.ndarray) -> None:
-    """Move the license marker one step towards X (further movement is ignored)."""
-    s.license_left[g] = np.maximum(s.license_left[g] - 1, 0)
-
-
-def _move_token(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    s.pending_cell[g] = a - CELL
-    s.phase[g] = MOVE_TO
-
-
-def _move_to(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    p = _mover(s, g)
-    src = s.pending_cell[g].astype(np.int64)
-    dst = a - CELL
-    code = s.island[g, p, src]
-    distance = G.DISTANCE[src, dst].astype(np.int16)
-    s.island[g, p, dst] = code
-    s.island[g, p, src] = EMPTY
-    s.pending_cell[g] = dst
-    collector = code < TOKEN
-    c = collector
-    fruit = code[c].astype(np.int64) - COLLECTOR
-    s.fruit[g[c], p[c], fruit] += distance[c]
-    s.fruit_gained[g[c], p[c], fruit] += distance[c]
-    s.phase[g[c]] = SUPPLY_OR_CLAIM
-    token = np.where(collector, NO, code.astype(np.int64) - TOKEN)
-    adv = ~collector & (C.TOKEN_KIND[np.maximum(token, 0)] == C.ADVANCED_COLLECTOR)
-    s.pending_token[g[adv]] = token[adv]
-    s.pending_amount[g[adv]] = distance[adv] + 1  # one fruit per space, then one more
-    s.phase[g[adv]] = HARVEST_SPLIT
-    cart = ~collector & ~adv
-    s.pending_token[g[cart]] = token[cart]
-    s.pending_amount[g[cart]] = distance[cart]
-    s.phase[g[cart]] = PRODUCE_PHASE
-    _stop_production_if_nothing_left(s, g[cart])
-
-
-def _split(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    p = _mover(s, g)
-    k = (a - SPLIT).astype(np.int16)
-    pair = C.TOKEN_FRUITS[s.pending_token[g]].astype(np.int64)  # (m, 2)
-    rest = s.pending_amount[g].astype(np.int16) - k
-    for which, amount in ((0, k), (1, rest)):
-        s.fruit[g, p, pair[:, which]] += amount
-        s.fruit_gained[g, p, pair[:, which]] += amount
-    s.pending_amount[g] = 0
-
-
-def _harvest_split(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    _split(s, g, a)
-    s.pending_token[g] = NO
-    s.phase[g] = SUPPLY_OR_CLAIM
-
-
-def _claim_fruit(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
-    _split(s, g, a)
-    return g
-
-
-def _produce(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    stop = a == PASS
-    s.phase[g[stop]] = SUPPLY_OR_CLAIM
-    s.pending_amount[g[stop]] = 0
-    g, a = g[~stop], a[~stop]
-    if not len(g):
-        return
-    p = _mover(s, g)
-    shake = a >= MILKSHAKE
-    stack = np.where(shake, C.MILKSHAKE, a - PRODUCE)
-    cost = C.STACK_COST[stack].copy()  # (m, 5)
-    cost[np.flatnonzero(shake), a[shake] - MILKSHAKE] = C.MILKSHAKE_FRUITS
-    s.fruit[g, p] -= cost
-    s.milkshake_paid[g[shake], p[shake], a[shake] - MILKSHAKE] += 1
-    s.markers[g, p, stack] += 1
-    s.stacks[g, stack] -= 1
-    s.points[g, p, MARKERS_PTS] += C.STACK_VALUE[stack]
-    _license_step(s, g[s.stacks[g, stack] == 0])  # the last marker reveals a license icon
-    s.pending_amount[g] -= 1
-    _stop_production_if_nothing_left(s, g)
-
-
-def _stop_production_if_nothing_left(s: State, g: np.ndarray) -> None:
-    """Production ends when the cart's spaces are used up or no marker can be paid for."""
-    if not len(g):
-        return
-    p = _mover(s, g)
-    colour = C.TOKEN_COLOUR[s.pending_token[g]]
-    more = (s.pending_amount[g] > 0) & _producible(s.fruit[g, p], s.stacks[g], colour).any(axis=1)
-    done = g[~more]
-    s.phase[done] = SUPPLY_OR_CLAIM
-    s.pending_amount[done] = 0
-
-
-def _supply_or_claim(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
-    ended = [g[a == PASS]]
-    supply = a < CLAIM
-    if supply.any():
-        gs, p = g[supply], _mover(s, g[supply])
-        cell = a[supply] - CELL
-        pos = G.BEACH_OF_CELL[cell]
-        ship = s.ships[gs, p, pos]
-        s.fruit[gs, p] -= C.SHIP_COST[ship]
-        s.points[gs, p, SHIPS_PTS] += C.SHIP_POINTS[ship]
-        s.ship_present[gs, p, pos] = False
-        s.island[gs, p, cell] = EMPTY
-        ended.append(gs)
-    claim = (a >= CLAIM) & (a < PASS)
-    if claim.any():
-        gc, p = g[claim], _mover(s, g[claim])
-        row, slot = np.divmod(a[claim] - CLAIM, C.ROW_SLOTS)
-        token = s.board[gc, row, slot].astype(np.int64)
-        s.fruit[gc, p] -= C.ROW_COST[row]
-        s.points[gc, p, CLAIMS_PTS] += C.ROW_POINTS[row]
-        s.claims[gc, p, row] += 1
-        _license_step(s, gc)
-        s.board[gc, row, slot] = NO
-        s.pending_token[gc] = token
-        shape = C.TOKEN_SHAPE[token]
-        turns = G.N_ROTATIONS[shape] > 1
-        s.phase[gc] = np.where(turns, ROTATE_PHASE, PLACE)
-        s.pending_rotation[gc] = np.where(turns, NO, 0)
-    return np.concatenate(ended)
-
-
-def _rotate(s: State, g: np.ndarray, a: np.ndarray) -> None:
-    s.pending_rotation[g] = a - ROTATE
-    s.phase[g] = PLACE
-
-
-def _place(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
-    p = _mover(s, g)
-    token = s.pending_token[g].astype(np.int64)
-    cells = G.PLACEMENT_CELLS[C.TOKEN_SHAPE[token], s.pending_rotation[g], a - CELL]  # (m, 4)
-    used = cells >= 0
-    rows = np.broadcast_to(np.arange(len(g))[:, None], cells.shape)[used]
-    s.island[g[rows], p[rows], cells[used]] = (TOKEN + token[rows]).astype(np.int8)
-    s.points[g, p, VENUES_PTS] += np.where(C.IS_VENUE[token], C.TOKEN_POINTS[token], 0).astype(np.int16)
-    s.pending_rotation[g] = NO
-    adv = C.TOKEN_KIND[token] == C.ADVANCED_COLLECTOR
-    s.phase[g[adv]] = CLAIM_FRUIT  # "immediately gain 1 fruit of either type shown on it"
-    s.pending_amount[g[adv]] = 1
-    s.pending_cell[g[adv]] = a[adv] - CELL
-    return g[~adv]
-
-
-def _clear_pending(s: State, g: np.ndarray) -> None:
-    """Forget every half-made decision of the games `g` (cell, token, amount, rotation, arrow, disc)."""
-    s.pending_cell[g] = NO
-    s.pending_token[g] = NO
-    s.pending_amount[g] = 0
-    s.pending_rotation[g] = NO
-    s.pending_arrow[g] = NO
-    s.pending_disc[g] = NO
-
-
-def _begin_factory(s: State, g: np.ndarray) -> np.ndarray:
-    """Step 3 for the games `g` whose step 2 is over; returns those where no disc can advance (turn over)."""
-    _clear_pending(s, g)
-    can = _factory_moves(s, g).any(axis=1)
-    s.phase[g[can]] = FACTORY
-    return g[~can]
-
-
-def _factory(s: State, g: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Advance one factory disc along arrow `a`, or pass; returns the games whose step 3 is over."""
-    stop = a == PASS
-    over = [g[stop]]
-    g, a = g[~stop], a[~stop]
-    if len(g):
-        p = _mover(s, g)
-        arrow = a - ARROW
-        source, target = C.ARROW_FROM[arrow], C.ARROW_TO[arrow]
-        discs = s.discs[g, p].astype(np.int64)  # (m, 2)
-        disc = np.where((discs[:, 0] == source) & (s.pending_disc[g] != 0), 0, 1)
-        other = 1 - disc
-        rows = np.arange(len(g))
-        # "if both of your discs start the turn on the same circle and you decide to advance them along
-        # the same arrow, pay the fruit cost only once"
-        pays = arrow != s.pending_arrow[g]
-        cost = C.ARROW_COST[arrow] * pays[:, None]
-        s.fruit[g, p] -= cost
-        s.arrows_paid[g[pays], p[pays], arrow[pays]] += 1
-        # "Whenever you move to a free circle, gain any points you cover. You don't get points when you
-        # move your disc onto your other one."
-        covers = discs[rows, other] != target
-        s.points[g, p, FACTORY_PTS] += np.where(covers, C.NODE_POINTS[target], 0).astype(np.int16)
-        s.circles_scored[g[covers], p[covers], target[covers]] += 1
-        s.discs[g, p, disc] = target
-        _license_step(s, g[C.NODE_IS_FINAL[target]])  # a final circle's license icon
-        first = s.pending_disc[g] == NO
-        s.pending_disc[g] = disc
-        s.pending_arrow[g] = np.where(first, arrow, s.pending_arrow[g])
-        second_possible = first.copy()
-        if first.any():
-            second_possible[first] = _factory_moves(s, g[first]).any(axis=1)
-        over.append(g[~second_possible])
-    done = np.concatenate(over)
-    s.pending_arrow[done] = NO
-    s.pending_disc[done] = NO
-    return done
-
-
-def _end_turn(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
-    """Pass the turn to the left; after the last seat, a round ends (and perhaps the game).
-
-    At the end of a round a game the rules have not ended is cut off (truncated: no outcome, stalls
-    not scored) when it reached the round cap, or when it is frozen (`frozen`): it could only reach it.
-    """
-    p = s.config.num_players
-    s.to_move[g] = (s.to_move[g] + 1) % p
-    wrapped = g[s.to_move[g] == 0]
-    s.round[wrapped] += 1
-    over = wrapped[s.license_left[wrapped] == 0]
-    capped = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] >= round_cap(s.config))]
-    if is_solo(s.config):  # the score attack's round limit is its own end, a rule of the mode
-        over, capped = np.concatenate([over, capped]), capped[:0]
-    else:
-        doubt = wrapped[(s.license_left[wrapped] > 0) & (s.round[wrapped] < round_cap(s.config))]
-        capped = np.concatenate([capped, doubt[frozen(s, doubt)]])
-    if len(over):
-        _finish(s, over, rewards)
-    if len(capped):
-        _cut_off(s, capped)
-    going = np.setdiff1d(g, np.concatenate([over, capped]), assume_unique=True)
-    if is_solo(s.config):
-        _rival_and_refill(s, np.intersect1d(going, wrapped, assume_unique=True))
-    _begin_turn(s, going)
 
 
 def frozen(s: State, g: np.ndarray) -> np.ndarray:
@@ -948,24 +562,11 @@ def frozen(s: State, g: np.ndarray) -> np.ndarray:
     by its reserve, no waiting business token is both paid for and has room on its island, and
     (with the factory) no disc can advance. A pass changes none of that, for anyone: every later
     turn is the same forced pass, the license marker never moves again, and the game could only
-    reach the round cap. Each test runs only on the games still in doubt, cheapest first (a movable
-    token clears almost every game at once).
+    reach the round cap.
     """
-    tests = [
-        lambda gd, seat: _movable(s.island[gd, seat]),
-        lambda gd, seat: _suppliable(s, gd, seat),
-        lambda gd, seat: _claimable(s, gd, seat),
-    ]
-    if has_factory(s.config):
-        tests.append(lambda gd, seat: _factory_moves(s, gd, seat))
-    doubt = np.arange(len(g))
-    for can in tests:
-        for k in range(s.config.num_players):
-            if not len(doubt):
-                return np.zeros(len(g), dtype=bool)
-            doubt = doubt[~can(g[doubt], np.full(len(doubt), k, dtype=np.int64)).any(axis=1)]
+    g = np.asarray(g, dtype=np.int64).reshape(-1)
     out = np.zeros(len(g), dtype=bool)
-    out[doubt] = True
+    _kernels().frozen_many(_arrays(s), g, has_factory(s.config), out)
     return out
 
 
@@ -977,42 +578,12 @@ def truncation_causes(state: State) -> dict[str, np.ndarray]:
 
 def rival_row(rounds_completed: np.ndarray) -> np.ndarray:
     """Score attack: the business row (0-based) the rival empties a slot of at the end of the current round."""
-    return np.asarray(rounds_completed, dtype=np.int64) % C.N_ROWS
-
-
-def _rival_and_refill(s: State, g: np.ndarray) -> None:
-    """Score attack, end of a round: the rival returns the leftmost token of the round's row to the box,
-    then the empty waiting spaces of the display (2 leftmost of each row, row 1 first) are refilled from
-    the face-down pile while it lasts."""
-    if not len(g):
-        return
-    m = len(g)
-    row = rival_row(s.round[g] - 1)
-    waiting = s.board[g, row] >= 0  # (m, 4)
-    taken = np.flatnonzero(waiting.any(axis=1))
-    s.board[g[taken], row[taken], waiting[taken].argmax(axis=1)] = NO
-    s.keys[g], draw_keys = rng.split(s.keys[g])
-    order = np.argsort(np.where(s.pile[g], rng.uniform(draw_keys, C.N_TOKENS), 2.0), axis=1, kind="stable")
-    per_row = tokens_per_row(s.config)
-    display = s.board[g, :, :per_row].reshape(m, -1)  # (m, 10) rows 1..5, slots left to right
-    empty = display < 0
-    k = np.cumsum(empty, axis=1) - 1  # the k-th empty space takes the k-th token of the shuffled pile
-    fill = empty & (k < s.pile[g].sum(axis=1)[:, None])
-    drawn = np.take_along_axis(order, np.maximum(k, 0), axis=1)
-    rows_filled, spaces = np.nonzero(fill)
-    s.pile[g[rows_filled], drawn[rows_filled, spaces]] = False
-    display[fill] = drawn[fill]
-    s.board[g, :, :per_row] = display.reshape(m, C.N_ROWS, per_row)
+    return _kernels().rival_row(np.asarray(rounds_completed, dtype=np.int64))
 
 
 def _begin_turn(s: State, g: np.ndarray) -> None:
-    """Step 1 if some token can move, else it is forfeited and step 2 begins."""
-    s.pending_cell[g] = NO
-    s.pending_token[g] = NO
-    s.pending_amount[g] = 0
-    s.pending_rotation[g] = NO
-    can_move = _movable(s.island[g, _mover(s, g)]).any(axis=1)
-    s.phase[g] = np.where(can_move, MOVE_TOKEN, SUPPLY_OR_CLAIM)
+    """Step 1 for the games `g` if some token can move, else it is forfeited and step 2 begins."""
+    _kernels().begin_turns(_arrays(s), np.asarray(g, dtype=np.int64).reshape(-1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1029,7 +600,10 @@ BOTTLE_OF_NODE = np.append(C.NODE_BOTTLE, 0).astype(np.int64)  # index -1 (no di
 
 def bottles(discs: np.ndarray) -> np.ndarray:
     """`(..., P)` bottles beneath each player's factory discs `(..., P, 2)` (0 without the factory)."""
-    return BOTTLE_OF_NODE[discs.astype(np.int64)].sum(axis=-1)
+    discs = np.asarray(discs)
+    out = np.zeros(discs.shape[:-1], dtype=np.int64)
+    _kernels().bottles_many(np.ascontiguousarray(discs.reshape(-1, discs.shape[-1]), dtype=np.int64), out.reshape(-1))
+    return out
 
 
 def stall_points(island: np.ndarray, ship_present: np.ndarray, discs: np.ndarray | None = None) -> np.ndarray:
@@ -1040,36 +614,19 @@ def stall_points(island: np.ndarray, ship_present: np.ndarray, discs: np.ndarray
     token with the catering symbol; info booth: 1 per star on own venues; lemonade stand: the bottle
     beneath each own factory disc.
     """
-    owned = owned_tokens(island)  # (..., P, 24)
-    stall = {k: owned[..., t] for t, k in enumerate(C.TOKEN_STALL) if k >= 0}
-    cleared = np.stack([~ship_present[..., list(b)].any(axis=-1) for b in C.BEACHES.values()], axis=-1).sum(-1)
-    catering = (owned & C.TOKEN_CATERING).sum(axis=-1)
-    stars = (owned * C.TOKEN_STARS).sum(axis=-1)
-    lemonade = 0 if discs is None else stall[C.STALL_LEMONADE] * bottles(discs)
-    return (
-        stall[C.STALL_CHAIRS] * C.STALL_POINTS_PER_BEACH * cleared
-        + stall[C.STALL_CATERING] * C.STALL_POINTS_PER_CATERING * catering
-        + stall[C.STALL_INFO] * C.STALL_POINTS_PER_STAR * stars
-        + lemonade
-    ).astype(np.int16)
-
-
-def _finish(s: State, g: np.ndarray, rewards: np.ndarray) -> None:
-    """The rules end games `g`: stalls are scored and (terminal rewards) the outcome is paid."""
-    s.points[g, :, STALLS_PTS] = stall_points(s.island[g], s.ship_present[g], s.discs[g])
-    s.done[g] = True
-    s.phase[g] = OVER
-    _clear_pending(s, g)
-    if s.config.reward == "terminal":
-        rewards[g] = outcome_rewards(winners(s.take(g)))
-
-
-def _cut_off(s: State, g: np.ndarray) -> None:
-    """The engine cuts games `g` off (not a rule): truncated, no end-of-game scoring, no outcome."""
-    s.done[g] = True
-    s.truncated[g] = True
-    s.phase[g] = OVER
-    _clear_pending(s, g)
+    island = np.asarray(island)
+    lead = island.shape[:-1]
+    factory = discs is not None
+    discs = np.full((*lead, C.FACTORY_DISCS), NO) if discs is None else np.asarray(discs)
+    out = np.zeros(int(np.prod(lead)), dtype=np.int64)
+    _kernels().stall_points_many(
+        np.ascontiguousarray(island.reshape(-1, G.N_CELLS)),
+        np.ascontiguousarray(np.asarray(ship_present).reshape(-1, C.N_SHIPS_PER_ISLAND)),
+        np.ascontiguousarray(discs.reshape(-1, C.FACTORY_DISCS), dtype=np.int64),
+        factory,
+        out,
+    )
+    return out.reshape(lead).astype(np.int16)
 
 
 def scores(state: State) -> np.ndarray:
@@ -1095,19 +652,6 @@ def winners(state: State) -> np.ndarray:
 # Observation
 
 
-def _relative(seat: np.ndarray, p: int) -> np.ndarray:
-    """`(n, P)` absolute seat of each relative position (observer first, then in turn order)."""
-    return (seat[:, None] + np.arange(p)[None, :]) % p
-
-
-def _one_hot(index: np.ndarray, size: int, on: np.ndarray | None = None) -> np.ndarray:
-    """`(n, size)` float32 rows with a 1 at `index` (none where `index < 0` or `on` is False)."""
-    out = np.zeros((len(index), size), dtype=np.float32)
-    hit = index >= 0 if on is None else (index >= 0) & on
-    out[np.flatnonzero(hit), index[hit].astype(np.int64)] = 1.0
-    return out
-
-
 def _code_fruit_table() -> tuple[np.ndarray, np.ndarray]:
     """Per cell code: the fruit types a move of it collects (one-hot, two-hot) and its bonus fruit (+1)."""
     fruit = np.zeros((N_CODES, C.N_FRUITS), dtype=np.float32)
@@ -1120,20 +664,7 @@ def _code_fruit_table() -> tuple[np.ndarray, np.ndarray]:
 
 
 CODE_FRUIT, CODE_BONUS = _code_fruit_table()
-SUPPLY_ACTION = np.zeros((NUM_ACTIONS, C.N_SHIPS_PER_ISLAND), dtype=bool)  # the beach position a cell action supplies
-SUPPLY_ACTION[CELL + G.BEACH_CELLS, np.arange(C.N_SHIPS_PER_ISLAND)] = True
 HINT_SCALE_RUN = float(G.MAX_DISTANCE)
-
-
-def free_runs(free: np.ndarray) -> np.ndarray:
-    """`(..., 25)` longest straight run of free cells next to each cell (over its 4 directions)."""
-    pad = np.concatenate([free, np.zeros((*free.shape[:-1], 1), dtype=bool)], axis=-1)
-    run = pad[..., G.RAYS[:, :, 0]]  # (..., 25, 4): still free after k steps
-    total = run.astype(np.int8)
-    for k in range(1, G.RAYS.shape[2]):
-        run = run & pad[..., G.RAYS[:, :, k]]
-        total += run
-    return total.max(axis=-1)
 
 
 def action_hints(state: State, player) -> np.ndarray:
@@ -1143,181 +674,32 @@ def action_hints(state: State, player) -> np.ndarray:
     scores, how far a token can run, what the reserve still lacks for the cheapest ship and row
     afterwards, and how much room a placement leaves the own movers. Zero when it is not the seat's turn.
     """
-    n = state.batch_size
-    seat = _seat_array(state, player)
-    out = np.zeros((n, NUM_ACTIONS, N_HINTS), dtype=np.float32)
-    legal = legal_mask(state, seat)
-    g = np.flatnonzero(legal.any(axis=1))
-    if not len(g):
-        return out
-    m, p = len(g), seat[g]
-    phase = state.phase[g]
-    island = state.island[g, p].astype(np.int64)  # (m, 25)
-    reserve = state.fruit[g, p].astype(np.float32)  # (m, 5)
-    delta = np.zeros((m, NUM_ACTIONS, C.N_FRUITS), dtype=np.float32)
-    points = np.zeros((m, NUM_ACTIONS), dtype=np.float32)
-    spaces = np.zeros((m, NUM_ACTIONS), dtype=np.float32)
-    cells = slice(CELL, CLAIM)
-
-    sel = phase == MOVE_TOKEN
-    if sel.any():
-        longest = free_runs(island[sel] == EMPTY) * CODE_IS_MOBILE[island[sel]]  # (k, 25)
-        gained = longest + CODE_BONUS[island[sel]] * (longest > 0)
-        delta[sel, cells] = CODE_FRUIT[island[sel]] * gained[..., None]
-        spaces[sel, cells] = longest
-
-    sel = phase == MOVE_TO
-    if sel.any():
-        src = state.pending_cell[g[sel]].astype(np.int64)
-        code = island[sel, src]
-        distance = G.DISTANCE[src].astype(np.float32)  # (k, 25)
-        gained = distance + CODE_BONUS[code][:, None]
-        delta[sel, cells] = CODE_FRUIT[code][:, None, :] * gained[..., None]
-        spaces[sel, cells] = distance
-
-    sel = (phase == HARVEST_SPLIT) | (phase == CLAIM_FRUIT)
-    if sel.any():
-        pair = C.TOKEN_FRUITS[state.pending_token[g[sel]]].astype(np.int64)  # (k, 2)
-        k = np.arange(MAX_SPLIT + 1, dtype=np.float32)[None, :]
-        rest = state.pending_amount[g[sel]].astype(np.float32)[:, None] - k
-        one_hot = np.eye(C.N_FRUITS, dtype=np.float32)
-        first, second = one_hot[pair[:, 0]][:, None, :], one_hot[pair[:, 1]][:, None, :]
-        delta[sel, SPLIT:PRODUCE] = k[..., None] * first + rest[..., None] * second
-
-    sel = phase == PRODUCE_PHASE
-    if sel.any():
-        delta[sel, PRODUCE:MILKSHAKE] = -C.STACK_COST[: C.N_ICE_CREAM_STACKS]
-        delta[sel, MILKSHAKE:] = -C.MILKSHAKE_FRUITS * np.eye(C.N_FRUITS, dtype=np.float32)
-        points[sel, PRODUCE:MILKSHAKE] = C.STACK_VALUE[: C.N_ICE_CREAM_STACKS]
-        points[sel, MILKSHAKE:] = C.STACK_VALUE[C.MILKSHAKE]
-
-    business = phase == SUPPLY_OR_CLAIM
-    ships = state.ships[g, p].astype(np.int64)  # (m, 12)
-    present = state.ship_present[g, p]
-    if business.any():
-        beach = CELL + G.BEACH_CELLS
-        delta[np.flatnonzero(business)[:, None], beach[None, :]] = -C.SHIP_COST[ships[business]]
-        points[np.flatnonzero(business)[:, None], beach[None, :]] = C.SHIP_POINTS[ships[business]]
-        tokens = state.board[g[business]].reshape(-1, N_SLOTS).astype(np.int64)
-        row = np.arange(N_SLOTS) // C.ROW_SLOTS
-        delta[business, CLAIM:PASS] = -C.ROW_COST[row]
-        venue = np.where(C.IS_VENUE[np.maximum(tokens, 0)], C.TOKEN_POINTS[np.maximum(tokens, 0)], 0)
-        points[business, CLAIM:PASS] = C.ROW_POINTS[row] + venue
-
-    if has_factory(state.config):
-        sel = phase == FACTORY
-        if sel.any():
-            free_ride = np.arange(C.N_ARROWS)[None, :] == state.pending_arrow[g[sel], None]
-            delta[sel, ARROW : ARROW + C.N_ARROWS] = np.where(free_ride[..., None], 0, -C.ARROW_COST[None])
-            own = node_occupancy(state.discs[g[sel], p[sel]].astype(np.int64)[:, None])[:, 0]  # (k, 12)
-            points[sel, ARROW : ARROW + C.N_ARROWS] = np.where(own[:, C.ARROW_TO] > 0, 0, C.NODE_POINTS[C.ARROW_TO])
-
-    # afterwards (legal actions only): what the cheapest waiting ship and row with a fitting token still lack
-    gi, ai = np.nonzero(legal[g])
-    after = np.maximum(reserve[gi] + delta[gi, ai], 0)  # (L, 5)
-    waiting = present[gi] & ~(business[gi, None] & SUPPLY_ACTION[ai])  # (L, 12)
-    lack = np.maximum(C.SHIP_COST[ships[gi]] - after[:, None, :], 0).sum(axis=2)  # (L, 12)
-    ship_missing = np.where(waiting, np.minimum(lack, 5), 5).min(axis=1)
-    ships_ready = (waiting & (lack == 0)).sum(axis=1)
-    tokens = state.board[g].reshape(m, N_SLOTS).astype(np.int64)
-    fits = np.take_along_axis(_shapes_fit(island), C.TOKEN_SHAPE[np.maximum(tokens, 0)].astype(np.int64), axis=1)
-    open_row = (fits & (tokens >= 0)).reshape(m, C.N_ROWS, C.ROW_SLOTS).any(axis=2)[gi]  # (L, 5)
-    row_lack = np.maximum(C.ROW_COST[None] - after[:, None, :], 0).sum(axis=2)  # (L, 5)
-    row_missing = np.where(open_row, np.minimum(row_lack, 5), 5).min(axis=1)
-    rows_ready = (open_row & (row_lack == 0)).sum(axis=1)
-
-    h = out[g]
-    h[:, :, HINT["legal"]] = legal[g, :, None]
-    h[:, :, HINT["fruit_gained"]] = np.maximum(delta, 0) / 5.0
-    h[:, :, HINT["fruit_paid"]] = np.maximum(-delta, 0) / 5.0
-    h[:, :, HINT["points"]] = points[..., None] / 10.0
-    h[:, :, HINT["spaces"]] = spaces[..., None] / HINT_SCALE_RUN
-    h[gi, ai, HINT["ship_missing"].start] = ship_missing / 5.0
-    h[gi, ai, HINT["ships_ready"].start] = ships_ready / 4.0
-    h[gi, ai, HINT["row_missing"].start] = row_missing / 5.0
-    h[gi, ai, HINT["rows_ready"].start] = rows_ready / 5.0
-
-    sel = (phase == PLACE) | (phase == ROTATE_PHASE)
-    if sel.any():
-        h[sel] = _placement_hints(state, g[sel], p[sel], island[sel], h[sel])
-    h *= legal[g, :, None]
-    out[g] = h
-    return out
-
-
-def _placement_hints(state: State, g: np.ndarray, p: np.ndarray, island: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Fill the placement hints of games `g` deciding a rotation or an anchor: every fitting placement is tried."""
-    m = len(g)
-    token = state.pending_token[g].astype(np.int64)
-    table = G.PLACEMENT_BITS[C.TOKEN_SHAPE[token].astype(np.int64)].reshape(m, -1)  # (m, 100): rotation x anchor
-    free_bits = G.bits(island == EMPTY)
-    fits = (free_bits[:, None] & table) == table
-    after = ((free_bits[:, None] & ~table)[:, :, None] & G.CELL_BIT[None, None, :]) != 0  # (m, 100, 25)
-    longest = free_runs(after)  # (m, 100, 25)
-    movers = CODE_IS_MOBILE[island][:, None, :]  # (m, 1, 25)
-    movers_free = ((longest > 0) & movers).sum(axis=2) / 5.0
-    mover_room = (longest * movers).sum(axis=2) / 20.0
-    anchor = np.tile(np.arange(G.N_CELLS), G.MAX_ROTATIONS)[None, :, None]
-    own_run = np.take_along_axis(longest, np.broadcast_to(anchor, (m, anchor.shape[1], 1)), axis=2)[..., 0]
-    own_run = np.where(C.IS_MOBILE[token][:, None], own_run / HINT_SCALE_RUN, 0.0)
-    values = np.stack([movers_free, mover_room, own_run], axis=2)  # (m, 100, 3)
-    values = np.where(fits[..., None], values, -1.0).reshape(m, G.MAX_ROTATIONS, G.N_CELLS, 3)
-    cols = slice(HINT["movers_free"].start, HINT["own_run"].stop)
-    rotating = state.phase[g] == ROTATE_PHASE
-    h[rotating, ROTATE:SPLIT, cols] = values[rotating].max(axis=2)  # the best anchor of each rotation
-    rotation = np.maximum(state.pending_rotation[g], 0).astype(np.int64)
-    h[~rotating, CELL:CLAIM, cols] = values[np.arange(m), rotation][~rotating]
-    return h
+    out = np.zeros((state.batch_size, NUM_ACTIONS * N_HINTS), dtype=np.float32)
+    _kernels().action_hints(_arrays(state), _seat_array(state, player), has_factory(state.config), out)
+    return out.reshape(state.batch_size, NUM_ACTIONS, N_HINTS)
 
 
 def observe(state: State, player) -> np.ndarray:
     """`(n, O)` float32: the whole public state, seen from `player` (int or `(n,)` ints)."""
     cfg = state.config
-    n, p = state.batch_size, cfg.num_players
-    seat = _seat_array(state, player)
-    order = _relative(seat, p)
-    r = np.arange(n)[:, None]
-    live = ~state.done
-    island = state.island[r, order]  # (n, P, 25), observer first
-    ships = SHIP_FEATURES[state.ships[r, order]] * state.ship_present[r, order][..., None]
-    lay = observation_layout(cfg)
-    final_round = state.license_left == 0
-    if is_solo(cfg):
-        final_round = final_round | (state.round == round_cap(cfg) - 1)
-    parts = {
-        "phase": _one_hot(state.phase, lay["phase"].stop - lay["phase"].start, live),
-        "to_move": _one_hot((state.to_move.astype(np.int64) - seat) % p, p, live),
-        "seat": _one_hot(seat, p),
-        "round": (state.round / round_cap(cfg))[:, None],
-        "license_left": (state.license_left / license_steps(cfg))[:, None],
-        "final_round": final_round[:, None],
-        "stacks": state.stacks / C.STACK_SIZE,
-        "board": TOKEN_ONE_HOT[state.board.reshape(n, N_SLOTS)].reshape(n, -1),
-        "pending_cell": _one_hot(state.pending_cell, G.N_CELLS),
-        "pending_token": TOKEN_ONE_HOT[state.pending_token],
-        "pending_amount": (state.pending_amount / MAX_SPLIT)[:, None],
-        "pending_rotation": _one_hot(state.pending_rotation, G.MAX_ROTATIONS),
-        "fruit": state.fruit[r, order].reshape(n, -1) / 10.0,
-        "scores": state.points.sum(axis=2)[r, order] / 100.0,
-        "ships": ships.reshape(n, -1),
-        "hints": action_hints(state, seat).reshape(n, -1),
-    }
-    if has_factory(cfg):
-        discs = state.discs[r, order]  # (n, P, 2), observer first
-        finals = node_occupancy(state.discs.astype(np.int64)).sum(axis=1)[:, C.NODE_IS_FINAL] > 0
-        parts["factory_discs"] = node_occupancy(discs).reshape(n, -1) / C.FACTORY_DISCS
-        parts["finals_taken"] = finals
-        parts["bottles"] = bottles(discs) / MAX_BOTTLES
-        parts["pending_arrow"] = _one_hot(state.pending_arrow, C.N_ARROWS)
-    if is_solo(cfg):
-        parts["pile"] = state.pile
-        parts["rival_row"] = _one_hot(rival_row(state.round), C.N_ROWS, live)
-    obs = np.empty((n, *observation_shape(cfg)), dtype=np.float32)
-    for name, values in parts.items():
-        obs[:, lay[name]] = values
-    planes = obs[:, lay["islands"]].reshape(n, p, N_CHANNELS, G.N_CELLS)  # a view: channel-major per player
-    np.copyto(planes, CODE_FEATURES_T[:, island].transpose(1, 2, 0, 3))
+    size, offsets, phases = _observation_plan(cfg)
+    obs = np.zeros((state.batch_size, size), dtype=np.float32)
+    _kernels().observe(
+        _seat_array(state, player), _arrays(state), offsets, phases, round_cap(cfg), license_steps(cfg),
+        is_solo(cfg), has_factory(cfg), obs,
+    )  # fmt: skip
     return obs
+
+
+@cache
+def _observation_plan(config: Config) -> tuple[int, np.ndarray, int]:
+    """The observation's length, the start of each block in the kernels' order (`kernels.BLOCKS`; -1: not
+    in this layout) and the size of the phase one-hot."""
+    from fruit_envs.games.juicy_fruits.kernels import BLOCKS
+
+    lay = observation_layout(config)
+    offsets = np.array([lay[name].start if name in lay else -1 for name in BLOCKS], dtype=np.int64)
+    return observation_shape(config)[0], offsets, lay["phase"].stop - lay["phase"].start
 
 
 # ----------------------------------------------------------------------------------------------
