@@ -40,3 +40,14 @@ def test_kernels_load_lazily_and_run_where_no_cache_can_be_written():
     )
     assert normal["cached"] and not nowhere["cached"]
     assert nowhere["obs"] == normal["obs"]
+
+
+def test_compile_command_names_each_game_and_refuses_an_unknown_one(capsys):
+    """`python -m fruit_envs.compile` (run by `./dev setup`) plays a short game of each named game through
+    every kernel, and names the games when one is not known."""
+    from fruit_envs import compile as fcompile
+
+    assert fcompile.main(["cherry_picking"]) == 0
+    assert capsys.readouterr().out.startswith("cherry_picking: ")
+    assert fcompile.main(["chess"]) == 2
+    assert "unknown game 'chess'; the games are ['cherry_picking'" in capsys.readouterr().err
