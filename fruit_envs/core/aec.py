@@ -457,7 +457,10 @@ class _Guarded(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             if action is not None:
                 action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
-            raw._was_dead_step(action) if self._terminated else raw.step(action)
+            if self._terminated:  # the game an illegal move ended: PettingZoo's dead steps, as its wrapper does
+                raw._was_dead_step(action)
+            else:
+                raw.step(action)
             return
         action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
         if raw._mask(raw.possible_agents.index(agent))[action]:
