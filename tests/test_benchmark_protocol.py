@@ -375,16 +375,19 @@ def test_refusals_on_the_command_line_exit_2_and_write_nothing(tmp_path, monkeyp
     assert not list(tmp_path.iterdir()), "nothing written"
 
 
-def test_a_missing_ppo_baseline_is_named_before_play(monkeypatch):
-    protocol = load_protocol(1)
-    missing = [
-        (g, p)
-        for g, p in protocol.suite_groups("standard")
-        if p > 1 and not baseline_files(get_spec(g), p)[0].is_file()
-    ]
-    if not missing:
-        pytest.skip("every PPO baseline of protocol v1 is shipped")
-    game, players = missing[0]
+def test_a_missing_ppo_baseline_is_named_before_play(monkeypatch, tmp_path):
+    """Every baseline of protocol v1 ships; with one taken away (Cherry Picking 3 players, its files moved
+    out of the baselines folder seen by the agents) the run is refused before any game is played."""
+    import shutil
+
+    from fruit_envs.agents import ppo
+
+    game, players = "cherry_picking", 3
+    folder = tmp_path / "baselines"
+    shutil.copytree(ppo.BASELINES, folder)
+    for path in baseline_files(get_spec(game), players):
+        (folder / path.name).unlink()
+    monkeypatch.setattr(ppo, "BASELINES", folder)
     args = {**TINY, "suite": "standard", "games": players, "only": [f"{game}:{players}"]}
     args["references"] = ["random", "ppo-baseline"]
     with monkeypatch.context() as patch:
