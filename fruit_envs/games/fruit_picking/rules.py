@@ -254,7 +254,6 @@ def completed(state: State) -> np.ndarray:
 
 
 # Lookup tables indexed by card code + 1 (index 0 = empty slot).
-_SLOT_TYPE = np.concatenate([[-1], 2 + np.arange(C.N_CODES) % len(C.KINDS)]).astype(np.int64)  # farm type
 _SLOT_FRUITS = np.concatenate([[0], C.MARKET_COUNT[np.arange(C.N_CODES) % len(C.KINDS)]]).astype(np.int64)
 
 

@@ -517,8 +517,6 @@ def winners(state: State) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 # Observation
 
-NONE_KIND = C.N_KINDS  # "no tile" row of the feature tables
-
 
 def _feature_tables() -> tuple[np.ndarray, np.ndarray]:
     """Observation rows looked up per (card, kind in hand) and per set bits."""
