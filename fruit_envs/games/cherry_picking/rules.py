@@ -22,6 +22,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.cherry_picking import components as C
@@ -208,12 +209,7 @@ def score_breakdown(pile: np.ndarray, same_sort_bonus: str = "repeat") -> dict[s
 # Setup
 
 
-@cache
-def _kernels():
-    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
-    from fruit_envs.games.cherry_picking import kernels
-
-    return kernels
+_kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
 
 
 @cache

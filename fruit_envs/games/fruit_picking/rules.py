@@ -23,6 +23,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.fruit_picking import components as C
@@ -173,12 +174,7 @@ def reward_bounds(config: Config) -> tuple[float, float]:
 # Setup and shared helpers
 
 
-@cache
-def _kernels():
-    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
-    from fruit_envs.games.fruit_picking import kernels
-
-    return kernels
+_kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
 
 
 _DECK = np.repeat(np.arange(C.N_CODES, dtype=np.int8), C.deck_counts())  # every market card, in code order

@@ -28,6 +28,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.juicy_fruits import components as C
@@ -403,12 +404,7 @@ def start_island(config: Config) -> np.ndarray:
     return island
 
 
-@cache
-def _kernels():
-    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
-    from fruit_envs.games.juicy_fruits import kernels
-
-    return kernels
+_kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
 
 
 # The state's arrays in the order the kernels take them (one tuple, `st` there).

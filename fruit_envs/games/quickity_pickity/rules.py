@@ -45,6 +45,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState
 from fruit_envs.games.quickity_pickity import components as C
@@ -300,12 +301,7 @@ def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
 # Setup
 
 
-@cache
-def _kernels():
-    """The compiled kernels, imported on first use so that `import fruit_envs` never loads numba."""
-    from fruit_envs.games.quickity_pickity import kernels
-
-    return kernels
+_kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
 
 
 def _legal_table(config: Config) -> np.ndarray:
