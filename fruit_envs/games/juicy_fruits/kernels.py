@@ -391,12 +391,18 @@ def license_step(license_left, g):
 
 
 @njit
-def clear_pending(st, g):
-    """Forget every half-made decision of game `g` (cell, token, amount, rotation, arrow, disc)."""
+def _clear_token_choices(st, g):
+    """Forget game `g`'s pending cell, token, amount and rotation (steps 1 and 2)."""
     st[18][g] = NO
     st[19][g] = NO
     st[20][g] = 0
     st[21][g] = NO
+
+
+@njit
+def clear_pending(st, g):
+    """Forget every half-made decision of game `g` (cell, token, amount, rotation, arrow, disc)."""
+    _clear_token_choices(st, g)
     st[25][g] = NO
     st[26][g] = NO
 
@@ -404,10 +410,7 @@ def clear_pending(st, g):
 @njit
 def begin_turn(st, g):
     """Step 1 if some token can move, else it is forfeited and step 2 begins."""
-    st[18][g] = NO
-    st[19][g] = NO
-    st[20][g] = 0
-    st[21][g] = NO
+    _clear_token_choices(st, g)
     island, to_move = st[6], st[2]
     st[4][g] = MOVE_TOKEN if any_movable(island[g, np.int64(to_move[g])]) else SUPPLY_OR_CLAIM
 
