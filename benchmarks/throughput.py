@@ -26,7 +26,6 @@ import multiprocessing as mp
 import os
 import platform
 import random
-import re
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -35,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 import fruit_envs
-from fruit_envs._checkout import checkout_root, provenance
+from fruit_envs._checkout import checkout_root, has_block, provenance, replace_block
 from fruit_envs._cli import positive_float, positive_int, prog, writable_dir
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
@@ -319,9 +318,6 @@ def plot(results: list[Measurement], path: Path) -> None:
     plt.close(fig)
 
 
-README_BLOCK = re.compile(r"<!-- throughput:start -->.*?<!-- throughput:end -->", flags=re.S)
-
-
 def checkout_readme() -> Path:
     """The checkout's README, whose throughput table `--update-readme` replaces; a clear ValueError elsewhere."""
     root = checkout_root()
@@ -331,18 +327,13 @@ def checkout_readme() -> Path:
             "package; run it from a checkout of the repository, or leave the flag out"
         )
     readme = root / "README.md"
-    if not readme.is_file() or len(README_BLOCK.findall(readme.read_text())) != 1:
+    if not has_block(readme, "throughput"):
         raise ValueError(f"{readme} has no <!-- throughput:start --> ... <!-- throughput:end --> block")
     return readme
 
 
 def update_readme(table: str, readme: Path) -> None:
-    text = readme.read_text()
-    block = f"<!-- throughput:start -->\n{table}<!-- throughput:end -->"
-    new, count = README_BLOCK.subn(lambda _: block, text)
-    if count != 1:
-        raise ValueError("README has no <!-- throughput:start --> ... <!-- throughput:end --> block")
-    readme.write_text(new)
+    replace_block(readme, "throughput", table)
 
 
 def benchmark(argv: list[str] | None = None) -> list[Measurement]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -95,3 +96,22 @@ def provenance() -> dict:
     except (OSError, subprocess.SubprocessError):  # no git on this machine, or it hung
         return {}
     return {"git": {"commit": commit, "dirty": bool(dirty)}} if commit else {}
+
+
+def has_block(path: Path, name: str) -> bool:
+    """Whether `path` holds exactly one `<!-- name:start -->` ... `<!-- name:end -->` block."""
+    return path.is_file() and len(_block(name).findall(path.read_text())) == 1
+
+
+def replace_block(path: Path, name: str, body: str) -> None:
+    """Replace what stands between `<!-- name:start -->` and `<!-- name:end -->` in `path` (a generated table in
+    a checkout's README or docs page) with `body`; a clear ValueError unless the file has exactly one block."""
+    text = path.read_text() if path.is_file() else ""
+    new, count = _block(name).subn(lambda _: f"<!-- {name}:start -->\n{body.rstrip()}\n<!-- {name}:end -->", text)
+    if count != 1:
+        raise ValueError(f"{path} needs exactly one <!-- {name}:start --> ... <!-- {name}:end --> block, found {count}")
+    path.write_text(new)
+
+
+def _block(name: str) -> re.Pattern:
+    return re.compile(rf"<!-- {re.escape(name)}:start -->.*?<!-- {re.escape(name)}:end -->", flags=re.S)

@@ -121,19 +121,6 @@ def test_protocol_pins_the_installed_environments_and_official_counts():
                 assert anchors["random"] == 0.0, "random is the zero of every rating scale"
 
 
-def test_every_two_player_group_and_the_score_attack_are_calibrated():
-    """The references that ship today have anchors (the 3-5 player PPO baselines come later)."""
-    protocol = load_protocol(1)
-    for game, players in protocol.suite_groups("quick"):
-        anchors = protocol.anchor(game, players)
-        shipped = baseline_files(get_spec(game), players)[0].is_file()
-        for name, value in anchors.items():
-            if name != "ppo-baseline" or shipped:
-                assert value is not None, f"{game} {players}p: no anchor for {name}"
-        if players > 1:
-            assert anchors["search"] > anchors["random"] == 0
-
-
 def test_another_environment_version_is_refused_before_play(tmp_path, no_games):
     text = PROTOCOL.read_text().replace("  cherry_picking: 0", "  cherry_picking: 7")
     path = tmp_path / "protocol_v1_other.yaml"
@@ -455,3 +442,32 @@ def test_calibration_prints_the_anchors_block(capsys, cheap_protocol):
     assert set(anchors[GAME][2]) == {"random", "greedy", "ppo-baseline", "search"} and anchors[GAME][2]["random"] == 0
     solo = anchors["juicy_fruits_solo"][1]
     assert solo["greedy"] > 0 and solo["ppo-baseline"] > solo["random"], "the score attack's baseline ships (issue 31)"
+
+
+# --- the published reference cards ----------------------------------------------------------------
+
+
+def test_reference_cards_write_each_card_and_the_index(tmp_path, cheap_protocol, monkeypatch):
+    """`--reference-cards NAME ...` writes out/NAME/ for each and an index of every card in the folder."""
+    real = bm.evaluate
+
+    def tiny(policy, **kwargs):
+        return real(policy, **{**kwargs, "games": 2, "only": [f"{GAME}:2"], "references": ["random", "greedy"]})
+
+    monkeypatch.setattr(bm, "evaluate", tiny)
+    args = ["--reference-cards", "random", "greedy", "--suite", "quick", "--best-response", "0"]
+    assert bm.main([*args, "--out", str(tmp_path / "cards"), "--protocol", str(cheap_protocol), "--no-progress"]) == 0
+    assert sorted(p.name for p in (tmp_path / "cards").iterdir()) == ["cards.md", "greedy", "random"]
+    index = (tmp_path / "cards" / "cards.md").read_text()
+    assert "| game | players | random | greedy |" in index and f"| {GAME} | 2 |" in index
+    assert "aggregate normalised score" in index and "Best response" not in index
+    with pytest.raises(BenchmarkError, match="unknown reference cards"):
+        bm.reference_cards(tmp_path / "cards", names=["greedy", "alphazero"])
+
+
+def test_published_cards_need_a_checkout(monkeypatch):
+    from fruit_envs import _checkout
+
+    monkeypatch.setattr(_checkout, "checkout_root", lambda: None)
+    with pytest.raises(BenchmarkError, match="give a folder for the cards"):
+        bm.reference_cards()
