@@ -112,6 +112,14 @@ def check_game(
             g = int(np.flatnonzero(mask.any(axis=1) != live)[0])
             _fail(f"game {g} at step {t}: mask non-empty = {bool(mask[g].any())} but live = {bool(live[g])}")
         for seat in range(p):
+            if not spec.simultaneous:  # turn-based: a seat has legal actions only when it is to move
+                own = rules.legal_mask(state, seat)
+                if not np.array_equal(own, mask & (state.to_move == seat)[:, None]):
+                    g = int(np.flatnonzero((own != (mask & (state.to_move == seat)[:, None])).any(axis=1))[0])
+                    _fail(
+                        f"game {g} at step {t}: seat {seat}'s mask differs from the mover's mask where it is to move, "
+                        "or has actions where it is not (a turn-based game's promise)"
+                    )
             obs = rules.observe(state, seat)
             if obs.shape != (num_games, *obs_shape) or obs.dtype != spec.observation_dtype:
                 _fail(f"observe gave {obs.shape} {obs.dtype}, declared {obs_shape} {spec.observation_dtype}")
@@ -140,6 +148,9 @@ def check_game(
         nxt, rewards = rules.step(state, actions)
         if not state.equals(before) or not np.array_equal(actions, actions_copy):
             _fail(f"step {t} mutated its inputs")
+        again, again_rewards = rules.step(before, actions, in_place=True)
+        if again is not before or not again.equals(nxt) or not np.array_equal(again_rewards, rewards):
+            _fail(f"step {t} with in_place=True differs from the step that copies")
         if rewards.shape != (num_games, p):
             _fail(f"step rewards have shape {rewards.shape}, expected ({num_games}, {p})")
         if (rewards < low - 1e-6).any() or (rewards > high + 1e-6).any():
@@ -164,7 +175,10 @@ def check_game(
     if (length > max_len).any():
         _fail(f"a game took {length.max()} decisions, declared maximum {max_len}")
     report.game_lengths = length.tolist()
-    report.checks.append("masks, observations, rewards, invariants, frozen games, inputs untouched")
+    report.checks.append(
+        "masks, observations, rewards, invariants, frozen games, inputs untouched, in-place steps equal"
+        + ("" if spec.simultaneous else ", only the seat to move has legal actions")
+    )
     truncated = state.truncated
     if truncated.any() and spec.truncation is None:
         _fail(f"game {int(np.flatnonzero(truncated)[0])} was truncated, but the spec declares no cap (truncation=None)")

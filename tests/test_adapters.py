@@ -113,6 +113,27 @@ def test_aec_exposes_read_only_state_and_rules():
         env.game_state.hands[0, 0, 0] = 5
 
 
+@pytest.mark.parametrize("kind", ["aec", "parallel"])
+def test_a_game_state_read_earlier_keeps_its_position(kind):
+    """The envs step their own state in place (issue 33); a state read before a step still shows the
+    position it was read in, and each position's observation and info share one mask."""
+    env = cherry_picking_v0.raw_env(num_players=3) if kind == "aec" else cherry_picking_v0.parallel_env(num_players=3)
+    first = env.reset(seed=3)
+    before = env.game_state
+    saved = fstate.to_bytes(before)
+    if kind == "aec":
+        agent = env.agent_selection
+        mask = env.observe(agent)["action_mask"]
+        assert mask is env.infos[agent]["action_mask"] and mask.dtype == np.int8
+        env.step(int(np.flatnonzero(mask)[0]))
+    else:
+        observations, infos = first
+        env.step({a: int(np.flatnonzero(infos[a]["action_mask"])[0]) for a in env.agents})
+    assert fstate.to_bytes(before) == saved, "an earlier game_state changed with the step"
+    assert int(env.game_state.step_count[0]) > int(before.step_count[0])
+    assert env.game_state is env.game_state, "one copy per position"
+
+
 def test_aec_rewards_reach_the_agents_they_belong_to():
     """Terminal rewards arrive through last() for each agent, matching the final scores."""
     env = cherry_picking_v0.env(num_players=3)

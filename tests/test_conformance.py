@@ -113,8 +113,8 @@ def test_check_game_catches_lost_cards(monkeypatch):
     rules = get_spec("cherry_picking").rules
     honest = rules.step
 
-    def lossy(state, actions, active=None):
-        nxt, rewards = honest(state, actions, active)
+    def lossy(state, actions, active=None, in_place=False):
+        nxt, rewards = honest(state, actions, active, in_place=in_place)
         nxt.plants[:, 0] = 0  # a plant card turns into a ladder
         return nxt, rewards
 
@@ -187,9 +187,10 @@ def test_check_game_catches_an_outcome_paid_at_a_cut_off(monkeypatch):
     rules = get_spec("fruit_picking").rules
     honest = rules.step
 
-    def pays_at_cap(state, actions, active=None):
-        nxt, rewards = honest(state, actions, active)
-        cut = nxt.truncated & ~state.done
+    def pays_at_cap(state, actions, active=None, in_place=False):
+        live = ~state.done  # before the step: in place, `state` is the next state
+        nxt, rewards = honest(state, actions, active, in_place=in_place)
+        cut = nxt.truncated & live
         rewards[cut] = np.where(rules.winners(nxt)[cut], 1.0, -1.0)
         return nxt, rewards
 

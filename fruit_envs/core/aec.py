@@ -65,16 +65,28 @@ class _GlobalState:
 
 
 class _LegalMasks:
-    """Legal actions of each seat in one position, each computed when first asked for."""
+    """Legal actions of each seat in one position, each computed when first asked for: as bools (for
+    checking an action) and as the int8 array that the seat's observation and info share."""
 
     def __init__(self, spec: GameSpec, state):
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
+        self._int8: dict[int, np.ndarray] = {}
 
     def __call__(self, seat: int) -> np.ndarray:
         mask = self._cache.get(seat)
         if mask is None:
-            mask = self._cache[seat] = self.spec.rules.legal_mask(self.state, seat)[0]
+            if self.spec.simultaneous or seat == self.state.to_move[0]:
+                mask = self.spec.rules.legal_mask(self.state, seat)[0]
+            else:  # turn-based: only the seat to move acts (a promise `check_game` checks)
+                mask = np.zeros(self.spec.num_actions, dtype=bool)
+            self._cache[seat] = mask
+        return mask
+
+    def int8(self, seat: int) -> np.ndarray:
+        mask = self._int8.get(seat)
+        if mask is None:
+            mask = self._int8[seat] = self(seat).astype(np.int8)
         return mask
 
 
@@ -128,6 +140,7 @@ class _SingleGame:
         self._record_actions: list[int] = []
         self._record_written = False
         self.possible_agents = [f"player_{k}" for k in range(self.config.num_players)]
+        self._seats = {agent: k for k, agent in enumerate(self.possible_agents)}
         self.agents = []
         self.num_actions = self.spec.num_actions + (wait == self.spec.num_actions)  # a wait added at the end
         self._obs_space = _observation_space(self.spec, self.config, self.num_actions, self.mask_in_observation)
@@ -137,6 +150,7 @@ class _SingleGame:
         self.state_space = fglobal.space(self.spec, self.config)
         self._seed_rng = np.random.default_rng()
         self._state = None
+        self._snapshot = None
 
     @property
     def rules(self):
@@ -145,14 +159,15 @@ class _SingleGame:
 
     @property
     def game_state(self):
-        """The current batch-of-1 game state, as read-only views (the env's own copy cannot be changed)."""
+        """The current batch-of-1 game state: a read-only copy of this position (the env steps its own
+        state in place, so a state read earlier keeps showing the position it was read in)."""
         if self._state is None:
             return None
-        views = {}
-        for name, array in self._state.arrays().items():
-            views[name] = array.view()
-            views[name].setflags(write=False)
-        return type(self._state)(config=self._state.config, **views)
+        if self._snapshot is None:
+            self._snapshot = self._state.copy()
+            for array in self._snapshot.arrays().values():
+                array.setflags(write=False)
+        return self._snapshot
 
     @property
     def state(self) -> _GlobalState:
@@ -160,8 +175,10 @@ class _SingleGame:
         return _GlobalState(self)
 
     def _set_state(self, state) -> None:
+        """A new position (a new state, or the same one stepped in place): cached masks and copies go."""
         self._state = state
         self._legal = _LegalMasks(self.spec, state)
+        self._snapshot = None
 
     def _mask(self, seat: int) -> np.ndarray:
         """Legal actions of `seat` in the current state, computed once per state."""
@@ -173,10 +190,12 @@ class _SingleGame:
 
     def _seat_of(self, agent) -> int:
         """The seat number of an agent name, after reset; a clear error for anything else."""
-        self._require_reset(f"asking about agent {agent!r}")
-        if agent not in self.possible_agents:
+        if self._state is None:
+            self._require_reset(f"asking about agent {agent!r}")
+        seat = self._seats.get(agent) if isinstance(agent, str) else None
+        if seat is None:
             raise ValueError(f"{self.spec.name}: unknown agent {agent!r}; the agents are {self.possible_agents}")
-        return self.possible_agents.index(agent)
+        return seat
 
     def _new_game(self, seed):
         seed = validate.check_seed(seed)
@@ -247,7 +266,7 @@ class _SingleGame:
         observation = self.rules.observe(self._state, seat)[0]
         if not self.mask_in_observation:
             return observation
-        return {"observation": observation, "action_mask": np.asarray(mask, dtype=np.int8)}
+        return {"observation": observation, "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:
@@ -320,12 +339,14 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
     def _set_infos(self) -> None:
         """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there).
         A plain dict, as PettingZoo's API requires; each mask is computed once per position (`_LegalMasks`)."""
-        self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
+        seats = self._seats
+        self.infos = {a: {"action_mask": self._legal.int8(seats[a])} for a in self.agents}
 
     def observe(self, agent):
-        self._require_reset(f"observe({agent!r})")
+        if self._state is None:
+            self._require_reset(f"observe({agent!r})")
         seat = self._seat_of(agent)
-        return self._obs(seat, self._mask(seat))
+        return self._obs(seat, self._legal.int8(seat))
 
     def action_mask(self, agent=None) -> np.ndarray:
         if agent is None:
@@ -347,7 +368,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         if not mask[a]:
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
         self._cumulative_rewards[agent] = 0.0
-        state, rewards = self.rules.step(self._state, np.array([a]))
+        state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
         self._set_state(state)
         self._applied(a)
         self.rewards = {name: float(rewards[0, k]) for k, name in enumerate(self.possible_agents)}
@@ -592,7 +613,7 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
             if not acting[seat] or seat in applied:
                 break
             action = chosen[self.possible_agents[seat]]
-            state, r = self.rules.step(state, np.array([action]))
+            state, r = self.rules.step(state, np.array([action]), in_place=True)  # every action was checked
             self._set_state(state)
             self._applied(action)
             applied.add(seat)

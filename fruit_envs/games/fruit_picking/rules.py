@@ -314,13 +314,18 @@ def acting(state: State) -> np.ndarray:
 # Step
 
 
-def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
+def step(
+    state: State, actions: np.ndarray, active: np.ndarray | None = None, *, in_place: bool = False
+) -> tuple[State, np.ndarray]:
     """Apply one decision per game; returns `(new_state, rewards (n, P) float32)`.
 
     Actions must be legal for the games that move (adapters check this). Games that are finished,
     or not `active`, are left untouched and ignore their action.
+
+    `in_place=True` changes `state` itself and returns it: for an owner of the state whose actions are
+    already checked against the mask (an env), it saves the copy.
     """
-    s = state.copy()
+    s = state if in_place else state.copy()
     cfg = s.config
     n, p = s.batch_size, cfg.num_players
     actions = np.asarray(actions, dtype=np.int64).reshape(n)

@@ -519,11 +519,16 @@ def legal_mask(state: State, player=None) -> np.ndarray:
 # Step
 
 
-def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
+def step(
+    state: State, actions: np.ndarray, active: np.ndarray | None = None, *, in_place: bool = False
+) -> tuple[State, np.ndarray]:
     """Apply one legal action per game; returns the new state and `(n, P)` rewards.
 
     Adapters check the mask; here an action of the wrong kind for its phase (or out of range) is a
     `ValueError` naming the phase and the legal actions, and within the right kind actions are trusted.
+
+    `in_place=True` changes `state` itself and returns it: for an owner of the state whose actions are
+    already checked against the mask (an env), it saves the copy.
     """
     n, p = state.batch_size, state.config.num_players
     actions = np.asarray(actions)
@@ -531,7 +536,7 @@ def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) ->
         raise ValueError(f"step needs {n} integer actions (one per game), got {actions.dtype} of shape {actions.shape}")
     actions = actions.astype(np.int64).reshape(n)
     live = ~state.done if active is None else ~state.done & np.asarray(active, dtype=bool).reshape(n)
-    s = state.copy()
+    s = state if in_place else state.copy()
     rewards = np.zeros((n, p), dtype=np.float32)
     cfg = s.config
     ended = np.zeros(n, dtype=bool)

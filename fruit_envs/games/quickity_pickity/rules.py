@@ -461,13 +461,18 @@ def acting(state: State) -> np.ndarray:
 # Step
 
 
-def step(state: State, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[State, np.ndarray]:
+def step(
+    state: State, actions: np.ndarray, active: np.ndarray | None = None, *, in_place: bool = False
+) -> tuple[State, np.ndarray]:
     """Record one seat's choice per game; the last seat's choice resolves the tick.
 
     Returns `(new_state, rewards (n, P) float32)`. Actions must be legal (adapters check this).
     Games that are finished, or not `active` (`(n,)` bool, default all), are left untouched.
+
+    `in_place=True` changes `state` itself and returns it: for an owner of the state whose actions are
+    already checked against the mask (an env), it saves the copy.
     """
-    s = state.copy()
+    s = state if in_place else state.copy()
     cfg = s.config
     n, p = s.batch_size, cfg.num_players
     actions = np.asarray(actions, dtype=np.int64).reshape(n)
