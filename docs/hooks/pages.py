@@ -45,7 +45,7 @@ COMPONENTS_OF = {"juicy_fruits_solo": "juicy_fruits"}
 # Tables on other pages with a row per game: (page, the header's first cells, what the page calls it).
 SCORE_TABLES = [
     ("search.md", "| game | default options |", "Search against greedy, two players"),
-    ("tutorials/baselines.md", "| game | players | recipe", "The shipped PPO baselines against greedy, every player count"),
+    ("tutorials/baselines.md", "| game | players | recipe", "The shipped PPO baselines against greedy, any count"),
     ("README.md", "| game | random | greedy |", "Tournament of the reference agents, two players"),
 ]
 
@@ -89,7 +89,8 @@ def write_replays(games: list[str] | None = None) -> None:
         every = max(1, -(-len(game.actions) // REPLAY_FRAMES))
         gif = REPLAYS / f"{spec.id}.gif"
         command = [sys.executable, "-m", "fruit_envs.replay", str(record), "--index", "0", "--gif", str(gif)]
-        subprocess.run([*command, "--every", str(every), "--scale", "0.5", "--fps", "3"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        command += ["--every", str(every), "--scale", "0.5", "--fps", "3"]
+        subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         print(f"wrote {gif.relative_to(ROOT)} ({len(game.actions)} decisions, one frame every {every})")
 
 
@@ -196,6 +197,7 @@ def game_page(spec) -> str:
     rules = spec.rules
     players = replay_players(spec)
     last = spec.num_actions - 1
+    last_name = rules.action_to_string(config, last)
     values = ", ".join(f"`{a}` {rules.action_to_string(config, a)}" for a in (0, 1, 2) if a < last)
     shapes = ", ".join(f"{n}: `{spec.observation_shape(spec.make_config(num_players=n))}`" for n in spec.player_counts)
     layout = rules.observation_layout(config)
@@ -209,7 +211,7 @@ def game_page(spec) -> str:
     generated = [
         ("PettingZoo id", f"`fruit_envs/{spec.pettingzoo_name.replace('_v', '-v')}` (AEC and parallel)"),
         ("Player counts", f"{', '.join(map(str, spec.player_counts))} (the rulebook's: {official})"),
-        ("Action values", f"Discrete({spec.num_actions}): {values}, ... `{last}` {rules.action_to_string(config, last)}"),
+        ("Action values", f"Discrete({spec.num_actions}): {values}, ... `{last}` {last_name}"),
         ("Observation shape", f"by player count: {shapes}"),
         ("Observation blocks", ", ".join(f"`{name}`" for name in layout) + " ([block by block](#observation-blocks))"),
         ("Rewards", ", ".join(f"`{choice}`" for choice in reward_field.metadata["choices"]) + " ([rewards](#rewards))"),
