@@ -106,6 +106,10 @@ def test_game_page_is_the_module_docstring(game):
     doc = sys.modules.get(f"fruit_envs.{spec.pettingzoo_name}") or importlib.import_module(
         f"fruit_envs.{spec.pettingzoo_name}"
     )
+    scores = page.split("## What search and the baselines score")[1].split("\n## ")[0]
+    assert f"| {spec.name}" in scores, (
+        f"{game}: no score rows (the tables on search.md, tutorials/baselines.md, README)"
+    )
     for paragraph in doc.__doc__.split("\n\n"):
         words = re.sub(r"\*\*[^*]+\*\*[.:]?", "", paragraph).split()
         if len(words) >= 8:

@@ -180,8 +180,8 @@ def score_tables(spec) -> list[str]:
         lines = text[start:].split("\n\n", 1)[0].splitlines()
         rows = [row for row in lines[2:] if row_game(row) == spec.name]
         if rows:
-            link = "index.md" if page == "README.md" else page
-            out += [f"**{what}** (from [{link.removesuffix('.md')}](../{link})):", "", *lines[:2], *rows, ""]
+            link, name = ("index.md", "home page") if page == "README.md" else (page, page.removesuffix(".md"))
+            out += [f"**{what}** (from [{name}](../{link})):", "", *lines[:2], *rows, ""]
     return out
 
 
