@@ -272,9 +272,11 @@ def game_page(spec) -> str:
 
 
 def home_page() -> str:
-    """The README, its links made relative to the site (`docs/x.md` -> `x.md`)."""
+    """The README, its links made relative to the site (`docs/x.md` -> `x.md`, a game's module -> its page)."""
     text = (ROOT / "README.md").read_text()
     text = text.replace("](docs/", "](").replace("](CHANGELOG.md)", "](changelog.md)")
+    for spec in registered():  # on GitHub a game links to its module, on the site to its page
+        text = text.replace(f"](fruit_envs/{spec.pettingzoo_name}.py)", f"](games/{spec.id}.md)")
     return text
 
 
