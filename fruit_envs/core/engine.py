@@ -256,7 +256,7 @@ class LearnerBatch:
                             game=self.spec.name,
                         )
                     actions[sel] = chosen
-            self.state, rewards = self.rules.step(self.state, actions, need)
+            self.state, rewards = self.rules.step(self.state, actions, need, in_place=True)  # checked above
             if self.recorder is not None:
                 self.recorder.log(actions, need)
             gained += rewards[rows, self.seats]
@@ -293,7 +293,7 @@ class LearnerBatch:
         self.pending_reward[active] = 0
         safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
         applied = legal & active
-        self.state, rewards = self.rules.step(self.state, safe_actions, applied)
+        self.state, rewards = self.rules.step(self.state, safe_actions, applied, in_place=True)  # legal only
         if self.recorder is not None:
             self.recorder.log(safe_actions, applied)
         reward += rewards[rows, self.seats]

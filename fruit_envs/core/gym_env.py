@@ -85,7 +85,8 @@ class FruitEnv(gymnasium.Env):
 
     @property
     def game_state(self):
-        """The batch-of-1 state of the game being played (the referee's full view)."""
+        """The batch-of-1 state of the game being played (the referee's full view). It is the env's own,
+        stepped in place: `game_state.copy()` keeps a position."""
         return self._batch.state
 
     @property
@@ -218,7 +219,8 @@ class FruitVectorEnv(VectorEnv):
 
     @property
     def game_state(self):
-        """The batch state of the `num_envs` games (the referee's full view)."""
+        """The batch state of the `num_envs` games (the referee's full view). It is the env's own, stepped
+        in place: `game_state.copy()` keeps a position."""
         return self._batch.state
 
     @property
