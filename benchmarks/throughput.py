@@ -5,9 +5,10 @@
     python -m fruit_envs.benchmarks.throughput --games cherry_picking --players 2 --sizes 1 4096
 
 For every registered game and player count: agent-steps/s and games/s through the PettingZoo AEC
-env, the Gymnasium single-agent env and the batched rules at several batch sizes, the batched rules
-sharded over all cores (one process per core, each stepping its own batch), and bytes of state per
-game. Peers, with the same loop (read the legal actions, pick one uniformly at random, step):
+env, the Gymnasium single-agent env and the batched rules at several batch sizes, one batch whose rows
+are stepped by one thread per core (the compiled kernels release the GIL), the batched rules sharded
+over all cores (one process per core, each stepping its own batch), and bytes of state per game.
+Peers, with the same loop (read the legal actions, pick one uniformly at random, step):
 PettingZoo classic `connect_four_v3` and `texas_holdem_v4` (AEC) and OpenSpiel `mancala` and
 `goofspiel` through `pyspiel` (its C++ core). A peer that is not installed (`pip install -e .[peers]`)
 is skipped with a note, never faked.
@@ -27,6 +28,7 @@ import os
 import platform
 import random
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -46,7 +48,7 @@ from fruit_envs.core.spec import get_spec
 class Measurement:
     game: str
     players: int
-    api: str  # "aec", "gym", "batched", "sharded", or "peer"
+    api: str  # "aec", "gym", "batched", "threaded" (one batch, its rows on several threads), "sharded", or "peer"
     batch: int  # games per process (1 for the single-game APIs)
     processes: int
     steps: int  # agent decisions taken
@@ -154,6 +156,46 @@ def measure_batched(game: str, players: int, batch: int, seconds: float, seed: i
     return Measurement(game, players, "batched", batch, 1, steps, games, time.perf_counter() - start, state_bytes)
 
 
+def measure_threaded(game: str, players: int, batch: int, seconds: float, threads: int, seed: int = 0) -> Measurement:
+    """One batch of `batch` games in one process, its rows split among `threads` threads, each stepping
+    its part in place: the compiled kernels release the GIL (numba `nogil`), so the parts run on
+    separate cores at once."""
+    spec = get_spec(game)
+    rules, config = spec.rules, spec.make_config(players)
+    keys, sub = frng.split(frng.keys_from_seed(seed, batch))
+    state = rules.init(config, sub)
+    bounds = np.linspace(0, batch, threads + 1).astype(np.int64)
+    counts = np.zeros((threads, 2), dtype=np.int64)  # agent-steps, games
+    ready, stop = threading.Barrier(threads + 1), threading.Event()
+
+    def work(k: int) -> None:
+        a, b = int(bounds[k]), int(bounds[k + 1])
+        part, own_keys, rng = state.rows(a, b), keys[a:b], np.random.default_rng(seed + k)
+        ready.wait()
+        while not stop.is_set():
+            rules.step(part, random_legal(rules.legal_mask(part), rng), in_place=True)
+            counts[k, 0] += b - a
+            finished = np.flatnonzero(part.done)
+            if len(finished):
+                counts[k, 1] += len(finished)
+                own_keys[finished], fresh = frng.split(own_keys[finished])
+                part.put(finished, rules.init(config, fresh))
+
+    workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    ready.wait()
+    start = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - start
+    return Measurement(
+        game, players, "threaded", batch, threads, int(counts[:, 0].sum()), int(counts[:, 1].sum()), elapsed
+    )
+
+
 def _shard(args) -> tuple[int, int, float]:
     game, players, batch, seconds, seed, barrier = args
     import fruit_envs  # noqa: F401  (registers the games in the child)
@@ -250,6 +292,7 @@ def run(games, players, sizes, seconds, processes, peers=True, progress=print):
             if processes > 1:
                 for n in sizes:
                     if n >= 1024:
+                        results.append(measure_threaded(game, p, n, seconds, processes))
                         results.append(measure_sharded(game, p, n, seconds, processes))
     notes = []
     if peers:
@@ -262,10 +305,13 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
     own = [m for m in results if m.api != "peer"]
     sizes = sorted({m.batch for m in own if m.api == "batched"})
     sharded_sizes = sorted({m.batch for m in own if m.api == "sharded"})
+    threaded_sizes = sorted({m.batch for m in own if m.api == "threaded"})
     anchor = next((m.steps_per_second for m in results if m.game == "pettingzoo:connect_four_v3"), None)
     head = ["game", "players", "AEC"] + (["AEC / connect_four"] if anchor else [])
     head += ["Gymnasium"] + (["Gymnasium / connect_four"] if anchor else []) + [f"N={n}" for n in sizes]
     procs = max((m.processes for m in own if m.api == "sharded"), default=1)
+    threads = max((m.processes for m in own if m.api == "threaded"), default=1)
+    head += [f"N={n} on {threads} threads" for n in threaded_sizes]
     head += [f"N={n} x {procs} processes" for n in sharded_sizes]
     head += ["best / AEC", "state bytes/game"]
     lines = [
@@ -280,6 +326,9 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
         cells = [game, str(p), f"{aec:,.0f}"] + ([f"{aec / anchor:.2f}x"] if anchor else [])
         cells += [f"{gym:,.0f}"] + ([f"{gym / anchor:.2f}x"] if anchor else [])
         cells += [f"{row[f'batched{n}'].steps_per_second:,.0f}" if f"batched{n}" in row else "" for n in sizes]
+        cells += [
+            f"{row[f'threaded{n}'].steps_per_second:,.0f}" if f"threaded{n}" in row else "" for n in threaded_sizes
+        ]
         cells += [f"{row[f'sharded{n}'].steps_per_second:,.0f}" if f"sharded{n}" in row else "" for n in sharded_sizes]
         best = max(m.steps_per_second for m in row.values())
         cells += [f"{best / aec:,.0f}x", f"{row[f'batched{sizes[-1]}'].state_bytes:,.0f}" if sizes else ""]

@@ -36,15 +36,15 @@ def test_throughput_writes_json_markdown_and_plot(tmp_path):
     apis = {(r["game"], r["api"], r["batch"]) for r in data["results"]}
     for game in ("cherry_picking", "fruit_picking"):
         assert {(game, "aec", 1), (game, "gym", 1), (game, "batched", 1), (game, "batched", 1024)} <= apis
-        assert (game, "sharded", 1024) in apis
+        assert (game, "sharded", 1024) in apis and (game, "threaded", 1024) in apis
     for r in data["results"]:
         assert r["steps"] > 0 and r["steps_per_second"] > 0 and r["seconds"] > 0
         if r["api"] == "batched":
             assert r["state_bytes"] > 0 and r["games"] >= 0
-    sharded = [m for m in results if m.api == "sharded"]
+    sharded = [m for m in results if m.api in ("sharded", "threaded")]
     assert all(m.processes == 2 for m in sharded)
     table = (tmp_path / "throughput.md").read_text()
-    columns = "| N=1 | N=1024 | N=1024 x 2 processes |"
+    columns = "| N=1 | N=1024 | N=1024 on 2 threads | N=1024 x 2 processes |"
     assert "| game | players | AEC | AEC / connect_four | Gymnasium | Gymnasium / connect_four " + columns in table
     assert (tmp_path / "throughput.png").read_bytes()[:4] == b"\x89PNG"
     assert data["date"] and "cores" in data["machine"]

@@ -51,3 +51,34 @@ def test_compile_command_names_each_game_and_refuses_an_unknown_one(capsys):
     assert capsys.readouterr().out.startswith("cherry_picking: ")
     assert fcompile.main(["chess"]) == 2
     assert "unknown game 'chess'; the games are ['cherry_picking'" in capsys.readouterr().err
+
+
+def test_a_batch_stepped_in_row_parts_on_threads_equals_the_whole_batch():
+    """`BatchState.rows` parts stepped in place on two threads at once (the kernels release the GIL; the
+    throughput table's threaded column) give the batch that one whole step gives, for every game."""
+    import threading
+
+    import numpy as np
+
+    from fruit_envs.core import rng as frng
+    from fruit_envs.core.spec import registered_games
+
+    for spec in registered_games():
+        config = spec.make_config(spec.official_player_counts[-1])
+        whole = spec.rules.init(config, frng.keys_from_seed(5, 64))
+        split = whole.copy()
+        gen = np.random.default_rng(0)
+        for _ in range(40):
+            mask = spec.rules.legal_mask(whole)
+            live = mask.any(axis=1)
+            actions = np.where(live, np.argmax(gen.random(mask.shape) * mask, axis=1), 0)
+            whole, _ = spec.rules.step(whole, actions)
+            parts = [(split.rows(0, 30), actions[:30]), (split.rows(30, 64), actions[30:])]
+            workers = [
+                threading.Thread(target=spec.rules.step, args=(part, a), kwargs={"in_place": True}) for part, a in parts
+            ]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            assert split.equals(whole), spec.id

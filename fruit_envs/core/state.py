@@ -55,6 +55,15 @@ class BatchState:
             setattr(new, name, getattr(self, name).copy())
         return new
 
+    def rows(self: S, start: int, stop: int) -> S:
+        """Games `start:stop` as a state sharing this one's arrays (a change through either shows in both):
+        a part of a batch that a thread steps in place while another steps the rest."""
+        new = object.__new__(type(self))
+        new.config = self.config
+        for name in _array_names(type(self)):
+            setattr(new, name, getattr(self, name)[start:stop])
+        return new
+
     def take(self: S, index) -> S:
         """The games at `index` (an index array, slice or boolean mask) as a new batch."""
         if isinstance(index, (int, np.integer)):
