@@ -91,6 +91,26 @@ class BatchState:
         )
 
 
+_ONE_GAME_SEATS = tuple(np.full(1, k, dtype=np.int64) for k in range(16))  # never written: kernels only read seats
+
+
+def seat_array(state: BatchState, player) -> np.ndarray:
+    """`(n,)` int64 seats for the kernels: the seat to move (`player=None`), one seat for every game (an
+    int) or one per game; a seat outside `0..P-1` is a `ValueError`. A single game's seats are shared
+    arrays (an AEC env asks several times a step)."""
+    n, p = state.batch_size, state.config.num_players
+    if player is None:
+        return state.to_move.astype(np.int64)
+    if isinstance(player, (int, np.integer)) and 0 <= player < p:
+        return _ONE_GAME_SEATS[player] if n == 1 else np.full(n, player, dtype=np.int64)
+    seat = np.asarray(player, dtype=np.int64)
+    if seat.shape != (n,):
+        seat = np.ascontiguousarray(np.broadcast_to(seat, (n,)))
+    if n and (seat.min() < 0 or seat.max() >= p):
+        raise ValueError(f"player must be a seat in 0..{p - 1}, got {player!r}")
+    return seat
+
+
 @functools.cache
 def _array_names(cls: type) -> tuple[str, ...]:
     """The array fields of a state class, in declaration order (read once per class)."""

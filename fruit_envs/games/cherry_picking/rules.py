@@ -24,7 +24,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState
+from fruit_envs.core.state import BatchState, seat_array
 from fruit_envs.games.cherry_picking import components as C
 
 N_CARDS = C.N_CARD_TYPES  # 53
@@ -250,22 +250,13 @@ def init(config: Config, keys: np.ndarray) -> State:
 # Masks
 
 
-def _seat_array(state: State, player) -> np.ndarray:
-    """`(n,)` int64 seats: `to_move` by default, an int for every game, or one seat per game."""
-    if player is None:
-        return state.to_move.astype(np.int64)
-    if isinstance(player, (int, np.integer)) or np.ndim(player) == 0:
-        return np.full(state.batch_size, int(player), dtype=np.int64)
-    return np.asarray(player, dtype=np.int64)
-
-
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 60)` bool: the legal actions of `player` (default: the seat to move) in each game.
 
     During the commit phase every seat that has not committed may choose a hand card; after the
     reveal only the seat to move chooses a plant. Finished games have no legal action.
     """
-    seat = _seat_array(state, player)
+    seat = seat_array(state, player)
     mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
     _kernels().legal_mask(seat, state.phase, state.done, state.to_move, state.hands, state.played, mask)
     return mask
@@ -344,7 +335,7 @@ def observe(state: State, player) -> np.ndarray:
     Never another hand, the card set aside, or another seat's card before the reveal.
     """
     cfg = state.config
-    seat = _seat_array(state, player)
+    seat = seat_array(state, player)
     obs = np.zeros((state.batch_size,) + observation_shape(cfg), dtype=np.float32)
     s = state
     _kernels().observe(
@@ -519,7 +510,7 @@ def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
     """
     s = state.copy()
     n, p = s.batch_size, s.config.num_players
-    seat = _seat_array(s, player)
+    seat = seat_array(s, player)
     keys, shuffle_keys = rng.split(np.asarray(keys, dtype=np.uint64).reshape(n))
     rows = np.arange(n)
     other = np.arange(p)[None, :] != seat[:, None]  # (n, P)

@@ -25,7 +25,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState
+from fruit_envs.core.state import BatchState, seat_array
 from fruit_envs.games.fruit_picking import components as C
 
 PLANT_BASE, REFILL, WATER, BUY_BASE = 0, 6, 7, 8
@@ -285,17 +285,10 @@ def sow(seeds: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray
 # Masks
 
 
-def _seats(player, n: int) -> np.ndarray:
-    """`(n,)` int64 seats from one seat for every game or one per game."""
-    if isinstance(player, (int, np.integer)):
-        return np.full(n, player, dtype=np.int64)
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (n,)))
-
-
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 16)` bool: legal actions of `player` (default: the player to move) in each game."""
     n = state.batch_size
-    seat = state.to_move.astype(np.int64) if player is None else _seats(player, n)
+    seat = seat_array(state, player)
     mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
     s = state
     _kernels().legal_mask(
@@ -386,7 +379,7 @@ def observe(state: State, player) -> np.ndarray:
     """
     cfg = state.config
     n = state.batch_size
-    seat = _seats(player, n)
+    seat = seat_array(state, player)
     offsets = _offsets(cfg)
     obs = np.zeros((n, observation_shape(cfg)[0]), dtype=np.float32)
     s = state

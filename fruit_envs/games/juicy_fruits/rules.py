@@ -30,7 +30,7 @@ import numpy as np
 
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState
+from fruit_envs.core.state import BatchState, seat_array
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 
@@ -477,20 +477,6 @@ def init(config: Config, keys: np.ndarray) -> State:
 # Helpers over the mover's island
 
 
-def _seat_array(state: State, player) -> np.ndarray:
-    n = state.batch_size
-    if player is None:
-        return state.to_move.astype(np.int64)
-    if isinstance(player, (int, np.integer)) and 0 <= player < state.config.num_players:
-        return np.full(n, player, dtype=np.int64)  # one seat for every game: the fast path
-    seat = np.asarray(player, dtype=np.int64)
-    if seat.shape != (n,):
-        seat = np.ascontiguousarray(np.broadcast_to(seat, (n,)))
-    if n and (seat.min() < 0 or seat.max() >= state.config.num_players):
-        raise ValueError(f"player must be a seat in 0..{state.config.num_players - 1}, got {player!r}")
-    return seat
-
-
 def node_occupancy(discs: np.ndarray) -> np.ndarray:
     """`(..., P, 12)` int: factory discs of each player on each node, from `discs (..., P, 2)` (-1: none)."""
     return (discs[..., :, None] == np.arange(C.N_NODES)).sum(axis=-2)
@@ -511,7 +497,7 @@ def acting(state: State) -> np.ndarray:
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 66)` bool: legal actions of `player` (default: the seat to move); all False when it is not its turn."""
     mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
-    _kernels().legal_mask(_arrays(state), _seat_array(state, player), mask)
+    _kernels().legal_mask(_arrays(state), seat_array(state, player), mask)
     return mask
 
 
@@ -676,7 +662,7 @@ def action_hints(state: State, player) -> np.ndarray:
     afterwards, and how much room a placement leaves the own movers. Zero when it is not the seat's turn.
     """
     out = np.zeros((state.batch_size, NUM_ACTIONS * N_HINTS), dtype=np.float32)
-    _kernels().action_hints(_arrays(state), _seat_array(state, player), has_factory(state.config), out)
+    _kernels().action_hints(_arrays(state), seat_array(state, player), has_factory(state.config), out)
     return out.reshape(state.batch_size, NUM_ACTIONS, N_HINTS)
 
 
@@ -686,7 +672,7 @@ def observe(state: State, player) -> np.ndarray:
     size, offsets, phases = _observation_plan(cfg)
     obs = np.zeros((state.batch_size, size), dtype=np.float32)
     _kernels().observe(
-        _seat_array(state, player), _arrays(state), offsets, phases, round_cap(cfg), license_steps(cfg),
+        seat_array(state, player), _arrays(state), offsets, phases, round_cap(cfg), license_steps(cfg),
         is_solo(cfg), has_factory(cfg), obs,
     )  # fmt: skip
     return obs

@@ -47,7 +47,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState
+from fruit_envs.core.state import BatchState, seat_array
 from fruit_envs.games.quickity_pickity import components as C
 
 MAX_PLAYERS = 5
@@ -393,18 +393,6 @@ def init(config: Config, keys: np.ndarray) -> State:
 # Masks
 
 
-def _seat_array(state: State, player) -> np.ndarray:
-    n = state.batch_size
-    if player is None:
-        return state.to_move.astype(np.int64)
-    if isinstance(player, (int, np.integer)) and 0 <= player < state.config.num_players:
-        return np.full(n, player, dtype=np.int64)
-    seat = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    if ((seat < 0) | (seat >= state.config.num_players)).any():
-        raise ValueError(f"player must be a seat in 0..{state.config.num_players - 1}, got {player!r}")
-    return seat
-
-
 def _count_kinds(rows: np.ndarray, kinds: np.ndarray, m: int) -> np.ndarray:
     """`(m, 33)` how many of each kind appear per row, from parallel arrays of rows and kinds."""
     flat = rows.astype(np.int64) * C.N_KINDS + kinds.astype(np.int64)
@@ -449,7 +437,7 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     never needed: every phase has a legal action. Finished games: none. Reads only the public state at
     the start of the tick, never another seat's choice.
     """
-    return _masks(state, _seat_array(state, player))
+    return _masks(state, seat_array(state, player))
 
 
 def acting(state: State) -> np.ndarray:
@@ -580,7 +568,7 @@ def observe(state: State, player) -> np.ndarray:
     exchangeable and a take names a type, so where a face-up tile lies cannot matter.
     """
     cfg = state.config
-    seat = _seat_array(state, player)
+    seat = seat_array(state, player)
     lay = _layout(cfg)
     obs = np.zeros((state.batch_size, lay["gains"].stop), dtype=np.float32)
     s = state
@@ -1171,7 +1159,7 @@ def redeal_hidden(state: State, player, keys: np.ndarray) -> State:
     """
     s = state.copy()
     n = s.batch_size
-    seat = _seat_array(s, player)
+    seat = seat_array(s, player)
     keys = np.asarray(keys, dtype=np.uint64).reshape(n)
     if box_hidden(s.config):
         keys, sub = rng.split(keys)
