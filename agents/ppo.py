@@ -59,13 +59,23 @@ class PPOAgent:
                 f"{self.spec.num_actions}"
             )
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` float64 the policy's logits (higher: likelier), the ranking search's `prior` reads."""
         policy = self.model.policy
         with torch.no_grad():  # the actor's logits alone: no value head, no distribution objects (opponent play)
             obs_tensor, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
             features = policy.extract_features(obs_tensor, policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy().astype(np.float64)
-        logits = np.where(mask, logits, -np.inf)
+            return policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy().astype(np.float64)
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """`(B,)` float64 the value head's estimate of the observing seat's return from here on."""
+        policy = self.model.policy
+        with torch.no_grad():
+            obs_tensor, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
+            return policy.predict_values(obs_tensor).cpu().numpy().reshape(-1).astype(np.float64)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        logits = np.where(mask, self.scores(obs, mask), -np.inf)
         if self.deterministic:
             return np.argmax(logits, axis=1).astype(np.int64)
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -37,8 +37,23 @@ on 2 cores; measured figures in the README):
 * `select`: `halving` (sequential halving) or `uniform`;
 * `determinizations`: sampled positions per game and round (0: one per rollout of an action; fewer
   are reused in turn). Every candidate action is played in the same positions (common random numbers);
-* `width`: search only the greedy playout's best `width` legal actions by its own scores (0: all);
-* `gate`: standard errors by which the best action must beat greedy's own choice (0: off).
+* `width`: search only the ranking's best `width` legal actions (0: all); the ranking is the greedy
+  playout's own scores, or the `prior` network's logits;
+* `gate`: standard errors by which the best action must beat the ranking's own choice (0: off).
+
+Guided by a trained network (issue 34; `ppo-baseline`, the shipped policy of the game and player count,
+or `ppo:PATH`, any MaskablePPO model for it):
+
+* `policy=ppo-baseline`: the network plays every seat's rollout decisions (its most likely legal action;
+  one batched forward pass for all rollouts of all games at each step);
+* `prior=ppo-baseline`: its policy ranks the candidates for `width` and `gate`;
+* `value=ppo-baseline`: its value head scores positions at the depth limit (the seat's expected outcome;
+  one player: the points still to come) instead of the progress score.
+
+`search:guided` is the game's default budget with `policy` and `prior` set to the shipped network
+(`GUIDED`); options after it change it (`search:guided,value=ppo-baseline`). The network reads the
+deciding seat's observation (the prior) and positions the search sampled (rollouts and leaves), so the
+guided search stays as blind to hidden information as the plain one.
 
 The agent needs the true state of the games it decides (`needs_state = True`): callers pass
 `act(obs, mask, rng, state=..., seats=...)`.
@@ -64,21 +79,31 @@ class SearchOptions:
 
     rollouts: int = 64
     depth: int | None = 16  # None: to the end of the game
-    policy: str = "greedy"
+    policy: str = "greedy"  # greedy, random, or a network: ppo-baseline or ppo:PATH
     select: str = "halving"
     determinizations: int = 0
-    width: int = 0  # candidates: the playout policy's best `width` legal actions (0: every legal action)
-    gate: float = 0.0  # keep the playout policy's own choice unless the best beats it by `gate` standard errors
+    width: int = 0  # candidates: the ranking's best `width` legal actions (0: every legal action)
+    gate: float = 0.0  # keep the ranking's own choice unless the best beats it by `gate` standard errors
+    prior: str = ""  # a network whose policy ranks the candidates for width and gate ("": the greedy playout's)
+    value: str = ""  # a network whose value head scores positions at the depth limit ("": the progress score)
 
     def label(self) -> str:
         depth = "end" if self.depth is None else self.depth
+        guided = "".join(f",{key}={getattr(self, key)}" for key in ("prior", "value") if getattr(self, key))
         return (
             f"search:rollouts={self.rollouts},depth={depth},policy={self.policy},select={self.select},"
-            f"determinizations={self.determinizations},width={self.width},gate={self.gate:g}"
+            f"determinizations={self.determinizations},width={self.width},gate={self.gate:g}{guided}"
         )
 
 
 POLICIES = ("greedy", "random")
+
+
+def is_network(name: str) -> bool:
+    """Whether an option names a trained network: the shipped baseline or a MaskablePPO file."""
+    return name == "ppo-baseline" or (name.startswith("ppo:") and len(name) > len("ppo:"))
+
+
 SELECTS = ("halving", "uniform")
 
 # default budget per game: about a second of CPU per decision for 64 games (README: measured figures)
@@ -92,19 +117,32 @@ DEFAULTS: dict[str, SearchOptions] = {
 }
 
 
+# the guided budget: the game's default budget with the shipped network playing the rollouts and ranking
+# the candidates (issue 34); `search:guided,rollouts=64` changes it like any other option
+GUIDED: dict[str, SearchOptions] = {
+    game: replace(options, policy="ppo-baseline", prior="ppo-baseline") for game, options in DEFAULTS.items()
+}
+
+
 def parse_options(text: str, game: str | None = None) -> SearchOptions:
-    """Options from `"rollouts=128,depth=end,policy=random"` over the game's defaults; bad input is a
-    `ValueError` naming the option and what is allowed."""
+    """Options from `"rollouts=128,depth=end,policy=random"` over the game's defaults (`guided` first: over
+    its guided defaults); bad input is a `ValueError` naming the option and what is allowed."""
     options = DEFAULTS.get(game, SearchOptions())
     allowed = [f.name for f in fields(SearchOptions)]
     if not isinstance(text, str):
         raise ValueError(f"search options must be a string like 'rollouts=64,depth=16', got {text!r}")
+    items = [part.strip() for part in text.split(",") if part.strip()]
+    if items and items[0] == "guided":
+        options = GUIDED.get(game, replace(SearchOptions(), policy="ppo-baseline", prior="ppo-baseline"))
+        items = items[1:]
     changes: dict = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
+    for item in items:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or key not in allowed:
-            raise ValueError(f"search option {item!r}: write key=value with key one of {allowed}")
+            raise ValueError(
+                f"search option {item!r}: write key=value with key one of {allowed} ('guided' comes first)"
+            )
         if key in changes:
             raise ValueError(f"search option {key!r} given twice")
         changes[key] = _option_value(key, value)
@@ -113,8 +151,16 @@ def parse_options(text: str, game: str | None = None) -> SearchOptions:
 
 def _option_value(key: str, value: str):
     if key == "policy":
-        if value not in POLICIES:
-            raise ValueError(f"search option policy={value!r}: choose one of {list(POLICIES)}")
+        if value not in POLICIES and not is_network(value):
+            raise ValueError(
+                f"search option policy={value!r}: choose one of {list(POLICIES)}, ppo-baseline or ppo:PATH"
+            )
+        return value
+    if key in ("prior", "value"):
+        if value in ("", "none"):
+            return ""
+        if not is_network(value):
+            raise ValueError(f"search option {key}={value!r}: ppo-baseline, ppo:PATH (a MaskablePPO model) or none")
         return value
     if key == "select":
         if value not in SELECTS:
@@ -298,16 +344,30 @@ class SearchAgent:
 
     def __init__(self, spec: GameSpec, config: Config, options: SearchOptions | None = None):
         self.spec, self.config, self.rules = spec, config, spec.rules
-        self.options = options if options is not None else DEFAULTS.get(spec.id, SearchOptions())
-        self.name = "search" if self.options == DEFAULTS.get(spec.id) else self.options.label()
+        self.options = opts = options if options is not None else DEFAULTS.get(spec.id, SearchOptions())
+        if opts == DEFAULTS.get(spec.id):
+            self.name = "search"
+        else:
+            self.name = "search:guided" if opts == GUIDED.get(spec.id) else opts.label()
         self.leaf = LEAF.get(spec.id, Leaf(_score_progress, 10.0))
-        if self.options.policy == "greedy":
+        self._networks: dict = {}
+        if opts.policy == "greedy":
             from fruit_envs.agents.greedy import make_greedy
 
             self.playout = make_greedy(spec, config)
         else:
-            self.playout = None
+            self.playout = self._network(opts.policy) if is_network(opts.policy) else None
+        self.prior = self._network(opts.prior) if opts.prior else None
+        self.value_net = self._network(opts.value) if opts.value else None
         self.max_rows = MAX_ROWS
+
+    def _network(self, name: str):
+        """The PPO agent of a network option (argmax play, logits as ranking, its value head), loaded once."""
+        if name not in self._networks:
+            from fruit_envs.agents import make_agent
+
+            self._networks[name] = make_agent(name, self.spec, self.config)
+        return self._networks[name]
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.spec.id}, {self.options.label()})"
@@ -356,9 +416,10 @@ class SearchAgent:
         compares the search's pick against."""
         opts = self.options
         anchor = np.full(len(mask), -1, dtype=np.int64)
-        if self.playout is None or not (opts.width or opts.gate):
+        ranking = self.prior if self.prior is not None else self.playout
+        if ranking is None or not (opts.width or opts.gate):
             return mask, anchor
-        prefs = np.where(mask, np.asarray(self.playout.scores(obs, mask), dtype=np.float64), -np.inf)
+        prefs = np.where(mask, np.asarray(ranking.scores(obs, mask), dtype=np.float64), -np.inf)
         order = np.argsort(-prefs, axis=1, kind="stable")
         if opts.gate:
             anchor = order[:, 0].astype(np.int64)
@@ -474,11 +535,15 @@ class SearchAgent:
         n, p = state.batch_size, self.config.num_players
         rows = np.arange(n)
         progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
-        if p == 1:
-            return progress[:, 0] / self.leaf.scale
-        mine = progress[rows, seats]
-        best_other = np.where(np.arange(p)[None, :] == seats[:, None], -np.inf, progress).max(axis=1)
-        values = np.tanh((mine - best_other) / self.leaf.scale)
+        ahead = None if self.value_net is None else self.value_net.values(self.rules.observe(state, seats))
+        if p == 1:  # the value head: the points still to come
+            return (progress[:, 0] + (0.0 if ahead is None else ahead)) / self.leaf.scale
+        if ahead is not None:  # the value head: the seat's expected outcome (+1 win, -1 loss)
+            values = np.clip(ahead, -1.0, 1.0)
+        else:
+            mine = progress[rows, seats]
+            best_other = np.where(np.arange(p)[None, :] == seats[:, None], -np.inf, progress).max(axis=1)
+            values = np.tanh((mine - best_other) / self.leaf.scale)
         ended = np.flatnonzero(state.done & ~state.truncated)
         if len(ended):
             values[ended] = outcome_rewards(self.rules.winners(state.take(ended)))[np.arange(len(ended)), seats[ended]]
@@ -491,4 +556,15 @@ def make_search(spec: GameSpec, config: Config, text: str = "") -> SearchAgent:
     return SearchAgent(spec, config, parse_options(text, spec.id))
 
 
-__all__ = ["CANONICAL", "DEFAULTS", "LEAF", "SearchAgent", "SearchOptions", "make_search", "parse_options", "resample"]
+__all__ = [
+    "CANONICAL",
+    "DEFAULTS",
+    "GUIDED",
+    "LEAF",
+    "SearchAgent",
+    "SearchOptions",
+    "is_network",
+    "make_search",
+    "parse_options",
+    "resample",
+]

@@ -70,11 +70,18 @@ def test_options_are_read_from_the_agent_name():
     [
         ("rollouts=0", r"rollouts='0': an integer >= 1"),
         ("depth=deep", r"depth='deep': an integer >= 0 or 'end'"),
-        ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\]"),
+        ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\], ppo-baseline or ppo:PATH"),
+        ("prior=greedy", r"prior='greedy': ppo-baseline, ppo:PATH \(a MaskablePPO model\) or none"),
+        ("value=ppo:", r"value='ppo:': ppo-baseline, ppo:PATH"),
+        ("rollouts=8,guided", r"'guided' comes first"),
+        ("policy=ppo:/nowhere/model.zip", r"no PPO model at '/nowhere/model.zip'"),
         ("select=best", r"select='best': choose one of \['halving', 'uniform'\]"),
         ("gate=-1", r"gate='-1': a number >= 0"),
         ("width=2.5", r"width='2.5': an integer >= 0"),
-        ("budget=5", r"key one of \['rollouts', 'depth', 'policy', 'select', 'determinizations', 'width', 'gate'\]"),
+        (
+            "budget=5",
+            r"key one of \['rollouts', 'depth', 'policy', 'select', 'determinizations', 'width', 'gate', 'prior', 'value'\]",
+        ),
         ("rollouts", r"write key=value"),
         ("depth=4,depth=5", r"'depth' given twice"),
     ],
@@ -331,3 +338,86 @@ def test_search_at_its_default_budget_beats_greedy(game):
     config = spec.make_config(2)
     result = evaluate(spec, config, make_agent("search", spec, config), make_agent("greedy", spec, config), 120)
     assert result["win_rate_low"] > 0.5, result
+
+
+# --- guided by the trained network (issue 34) ------------------------------------------------------------
+
+GUIDED_TINY = "search:guided,rollouts=6,depth=3,value=ppo-baseline"
+
+
+def test_guided_options_name_the_network():
+    """`guided` is the default budget with the shipped network playing the rollouts and ranking the
+    candidates; options after it change it; any MaskablePPO file serves as `ppo:PATH`."""
+    from fruit_envs.agents.ppo import baseline_files
+    from fruit_envs.agents.search import GUIDED
+
+    guided = parse_options("guided", "quickity_pickity")
+    assert guided == GUIDED["quickity_pickity"]
+    assert (guided.policy, guided.prior, guided.value) == ("ppo-baseline", "ppo-baseline", "")
+    assert (guided.rollouts, guided.width, guided.gate) == (64, 6, 1.0), "the default budget otherwise"
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(3)
+    assert make_agent("search:guided", spec, config).name == "search:guided"
+    path = baseline_files(spec, 3)[0]
+    agent = make_agent(f"search:guided,value=ppo:{path}", spec, config)
+    assert agent.name.endswith(f",prior=ppo-baseline,value=ppo:{path}")
+    assert agent.value_net.path == str(path) and agent.playout is agent.prior, "one network loaded once"
+    assert parse_options("policy=greedy,prior=none", "cherry_picking") == DEFAULTS["cherry_picking"]
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+def test_guided_search_plays_legal_actions_at_every_player_count(game, players):
+    """Wherever a baseline ships (every official player count), the guided options decide legally."""
+    spec = get_spec(game)
+    agent = make_agent(GUIDED_TINY, spec, spec.make_config(players))
+    for state in positions(game, players, limit=2):
+        actions = decide(agent, state)
+        assert spec.rules.legal_mask(state)[np.arange(state.batch_size), actions].all()
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_guided_search_asks_the_network_once_per_step_for_every_game(game, monkeypatch):
+    """The network's forward passes (policy and value) are as many for 1 game as for 24 copies of it:
+    one batch per rollout step for every rollout of every game."""
+    from fruit_envs.agents.ppo import PPOAgent
+
+    spec = get_spec(game)
+    agent = make_agent("search:guided,rollouts=12,depth=3,value=ppo-baseline,width=3", spec)
+    calls = {"scores": 0, "values": 0}
+    for name in calls:
+        original = getattr(PPOAgent, name)
+
+        def counted(self, *args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(PPOAgent, name, counted)
+    rules = spec.rules
+    state = next(s for s in positions(game, spec.default_num_players, limit=6) if (rules.legal_mask(s).sum(1) > 2)[0])
+    one = state.take([0])
+    decide(agent, one)
+    single = dict(calls)
+    calls.update(scores=0, values=0)
+    decide(agent, one.take(np.zeros(24, dtype=np.int64)))
+    assert calls == single and single["scores"] > 1 and single["values"] > 0
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_guided_search_is_deterministic_and_blind_to_hidden_information(game):
+    """Same rng, same decisions; and the same decisions and rollout values whatever the hidden parts hold
+    (the network reads only the seat's observation and positions the search sampled)."""
+    spec = get_spec(game)
+    rules = spec.rules
+    agent = make_agent("search:guided,rollouts=8,depth=6,value=ppo-baseline", spec)
+    compared = changed = 0
+    for n, state in enumerate(positions(game, spec.default_num_players, seed=4, limit=3)):
+        seats = state.to_move.astype(np.int64)
+        other = resample(rules, state, seats, frng.keys_from_seed(500 + n, state.batch_size))
+        changed += not other.equals(state)
+        actions = decide(agent, state, seed=n)
+        values = agent.last_values
+        assert np.array_equal(actions, decide(agent, state, seed=n))
+        assert np.array_equal(actions, decide(agent, other, seed=n))
+        assert np.array_equal(values, agent.last_values, equal_nan=True)
+        compared += state.batch_size
+    assert compared >= 4 and changed
