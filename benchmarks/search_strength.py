@@ -3,11 +3,13 @@
     python -m fruit_envs.benchmarks.search_strength                                   # every 2-player game
     python -m fruit_envs.benchmarks.search_strength --games juicy_fruits --agent search:rollouts=128,depth=24
     python -m fruit_envs.benchmarks.search_strength --games cherry_picking --num-games 40 --timing-only
+    python -m fruit_envs.benchmarks.search_strength --agent search:guided --opponent search   # issue 34
 
 For each game with two players: the agent's time per decision for a batch of 64 games (CPU seconds of
 this process, `time.process_time`, and wall seconds: on a shared machine the CPU time is the figure
 to compare), measured on positions of 64 greedy-against-greedy games (every `--timing-every`-th decision
-while at least 48 games are live, scaled to 64 games); then `--num-games` games against greedy, the
+while at least 48 games are live, scaled to 64 games); then `--num-games` games against `--opponent`
+(greedy by default; any agent name, e.g. `search` at its default budget), the
 agent's seat rotating game by game (arena.evaluate: one batch, a fixed seeded list of games), with
 wins, draws, losses and the 95% Wilson interval of the win rate. Writes one JSON file per game and
 agent to `results/search/` under the current directory (`--out` elsewhere) and prints a markdown table.
@@ -69,12 +71,13 @@ def time_per_decision(game: str, agent_name: str, batch: int = 64, every: int = 
     }
 
 
-def strength(game: str, agent_name: str, num_games: int, seed: int = 0) -> dict:
+def strength(game: str, agent_name: str, num_games: int, seed: int = 0, opponent: str = "greedy") -> dict:
     spec = get_spec(game)
     config = spec.make_config(2)
-    agent, greedy = make_agent(agent_name, spec, config), make_agent("greedy", spec, config)
+    agent, other = make_agent(agent_name, spec, config), make_agent(opponent, spec, config)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
-    result = evaluate(spec, config, agent, greedy, num_games, seed=seed)
+    result = evaluate(spec, config, agent, other, num_games, seed=seed)
+    result["opponent"] = opponent
     result["cpu_seconds"] = round(time.process_time() - start_cpu, 1)
     result["wall_seconds"] = round(time.perf_counter() - start_wall, 1)
     return result
@@ -82,8 +85,8 @@ def strength(game: str, agent_name: str, num_games: int, seed: int = 0) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     lines = [
-        "| game | agent | s/decision, 64 games (CPU) | wall | win rate vs greedy (95% CI) | W/D/L | games |",
-        "|---|---|---|---|---|---|---|",
+        "| game | agent | s/decision, 64 games (CPU) | wall | win rate (95% CI) | against | W/D/L | games |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         t, s = r.get("timing"), r.get("strength")
@@ -92,7 +95,8 @@ def markdown(rows: list[dict]) -> str:
         win = f"{s['win_rate']:.3f} ({s['win_rate_low']:.3f}-{s['win_rate_high']:.3f})" if s else "-"
         wdl = f"{s['wins']}/{s['draws']}/{s['losses']}" if s else "-"
         games = s["games"] if s else "-"
-        lines.append(f"| {r['game']} | `{r['agent']}` | {timing} | {wall} | {win} | {wdl} | {games} |")
+        against = f"`{s.get('opponent', 'greedy')}`" if s else "-"
+        lines.append(f"| {r['game']} | `{r['agent']}` | {timing} | {wall} | {win} | {against} | {wdl} | {games} |")
     return "\n".join(lines) + "\n"
 
 
@@ -105,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     two_player = [spec.id for spec in registered_games() if 2 in spec.player_counts]
     parser.add_argument("--games", nargs="+", default=two_player, help="game ids (default: every 2-player game)")
     parser.add_argument("--agent", default="search", help="the agent measured (default: search at its default budget)")
-    parser.add_argument("--num-games", type=int, default=400, help="games against greedy per game (seats rotated)")
+    parser.add_argument("--opponent", default="greedy", help="the agent it plays against (default: greedy)")
+    parser.add_argument("--num-games", type=int, default=400, help="games per game (seats rotated)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
     parser.add_argument("--timing-every", type=int, default=10, help="time every k-th decision of the 64 games")
     parser.add_argument("--timing-only", action="store_true", help="measure time per decision only")
@@ -118,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             if 2 not in get_spec(game).player_counts:
                 raise ValueError(f"{game} has no 2-player game; the win rate against greedy needs one")
             make_agent(args.agent, game)
+            make_agent(args.opponent, game)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -127,10 +133,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.strength_only:
             row["timing"] = time_per_decision(game, args.agent, every=args.timing_every, seed=args.seed)
         if not args.timing_only:
-            row["strength"] = strength(game, args.agent, args.num_games, seed=args.seed)
+            row["strength"] = strength(game, args.agent, args.num_games, seed=args.seed, opponent=args.opponent)
         rows.append(row)
         args.out.mkdir(parents=True, exist_ok=True)
-        name = f"{game}_2p_{args.agent.replace(':', '_').replace(',', '_').replace('=', '-')}.json"
+        vs = "" if args.opponent == "greedy" else f"_vs_{args.opponent}"
+        name = f"{game}_2p_{args.agent}{vs}".replace(":", "_").replace(",", "_").replace("=", "-").replace("/", "_")
+        name += ".json"
         (args.out / name).write_text(json.dumps(row, indent=2))
         print(markdown([row]), flush=True)
     print(markdown(rows))

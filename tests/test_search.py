@@ -421,3 +421,18 @@ def test_guided_search_is_deterministic_and_blind_to_hidden_information(game):
         assert np.array_equal(values, agent.last_values, equal_nan=True)
         compared += state.batch_size
     assert compared >= 4 and changed
+
+
+def test_search_strength_plays_guided_against_plain_search(tmp_path, capsys):
+    """`search_strength --agent search:guided --opponent search` (issue 34's measurement), in small."""
+    import json
+
+    from fruit_envs.benchmarks import search_strength
+
+    argv = ["--games", "cherry_picking", "--agent", "search:guided,rollouts=2,depth=1"]
+    argv += ["--opponent", "search:rollouts=2,depth=1", "--num-games", "4", "--strength-only", "--out", str(tmp_path)]
+    assert search_strength.main(argv) == 0
+    (saved,) = tmp_path.iterdir()
+    row = json.loads(saved.read_text())
+    assert row["strength"]["opponent"] == "search:rollouts=2,depth=1" and row["strength"]["games"] == 4
+    assert "| `search:rollouts=2,depth=1` |" in capsys.readouterr().out
