@@ -94,8 +94,8 @@ def test_invariants_catch_lost_fruit_and_untraced_points():
 def test_check_game_catches_fruit_from_nowhere(monkeypatch):
     honest = R.step
 
-    def generous(state, actions, active=None):
-        nxt, rewards = honest(state, actions, active)
+    def generous(state, actions, active=None, in_place=False):
+        nxt, rewards = honest(state, actions, active, in_place=in_place)
         nxt.fruit[:, 0, 0] += 1
         return nxt, rewards
 
