@@ -121,6 +121,19 @@ def test_protocol_pins_the_installed_environments_and_official_counts():
                 assert anchors["random"] == 0.0, "random is the zero of every rating scale"
 
 
+def test_every_group_of_every_suite_is_calibrated():
+    """Every reference has an anchor at every official player count (every PPO baseline ships, issue 31)."""
+    protocol = load_protocol(1)
+    for game, players in protocol.suite_groups("standard"):
+        anchors = protocol.anchor(game, players)
+        assert baseline_files(get_spec(game), players)[0].is_file()
+        for name, value in anchors.items():
+            assert value is not None, f"{game} {players}p: no anchor for {name}"
+        if players > 1:
+            assert anchors["search"] > anchors["random"] == 0
+            assert anchors["greedy"] > anchors["random"], f"{game} {players}p: greedy beats random"
+
+
 def test_another_environment_version_is_refused_before_play(tmp_path, no_games):
     text = PROTOCOL.read_text().replace("  cherry_picking: 0", "  cherry_picking: 7")
     path = tmp_path / "protocol_v1_other.yaml"
