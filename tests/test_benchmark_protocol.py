@@ -460,6 +460,57 @@ def test_calibration_prints_the_anchors_block(capsys, cheap_protocol):
 # --- the published reference cards ----------------------------------------------------------------
 
 
+def test_the_published_cards_are_complete_and_made_under_this_protocol():
+    """The cards in benchmarks/results/benchmark/ were made by `--reference-cards` under protocol_v1.yaml as it
+    stands: a changed protocol file (its sha256) means regenerating them."""
+    protocol = load_protocol(1)
+    cards = bm.load_cards()
+    assert list(cards) == list(bm.CARDS), "regenerate with: fruit-envs-benchmark --reference-cards"
+    for name, card in cards.items():
+        assert card["protocol_sha256"] == protocol.sha256, f"{name}: made under another protocol file; regenerate"
+        assert card["conforms"] and card["status"] == "complete" and card["suite"] == "standard"
+        assert card["policy"]["label"] == f"reference:{name}" and card["policy"]["privileged"] == (name == "search")
+        assert [(g["game"], g["players"]) for g in card["groups"]] == protocol.suite_groups("standard")
+        assert all(g["normalised"] is not None for g in card["groups"]), f"{name}: every group is rated"
+        assert all(g["rating"] is not None for g in card["groups"] if g["players"] > 1), "Elo from two players"
+        steps = protocol.best_response["card_steps"]
+        if name in bm.BEST_RESPONSE_CARDS:
+            games = [g for g in protocol.games() if 2 in protocol.player_counts[g]]
+            assert [b["game"] for b in card["best_response"]] == games
+            assert all(b["steps"] >= steps for b in card["best_response"])
+        else:
+            assert card["best_response"] is None
+    index = (bm.PUBLISHED / "cards.md").read_text()
+    assert index == "# Reference cards\n\n" + bm.cards_markdown(cards)
+    assert bm.cards_markdown(cards) in (ROOT / "docs" / "benchmark.md").read_text(), "docs carry the cards"
+    assert bm.cards_summary(cards) in (ROOT / "README.md").read_text(), "the README carries their summary"
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "players", "references"),
+    [
+        ("greedy", "fruit_picking", 3, ["random", "greedy"]),
+        ("random", "quickity_pickity", 5, ["greedy"]),
+        ("ppo-baseline", "cherry_picking", 2, ["random", "ppo-baseline"]),
+        ("search", "juicy_fruits", 2, ["random"]),
+    ],
+)
+def test_a_rerun_slice_agrees_with_the_published_card(name, game, players, references):
+    """Re-running cells of a published card gives its numbers exactly: same deals, seeds and agents."""
+    card = bm.load_cards()[name]
+    report = evaluate(
+        f"reference:{name}", suite=card["suite"], only=[(game, players)], references=references, progress=False
+    )
+    published = {c["reference"]: c for c in card["cells"] if (c["game"], c["players"]) == (game, players)}
+    assert [c["reference"] for c in report["cells"]] == references
+    for cell in report["cells"]:
+        expected = published[cell["reference"]]
+        for key in ("games", "finished", "truncated", "wins", "draws", "losses", "mean_rank"):
+            assert cell[key] == expected[key], f"{name} {game} {players}p vs {cell['reference']}: {key}"
+        for key in ("win_share", "mean_margin"):
+            assert cell[key] == pytest.approx(expected[key], rel=1e-9), key
+
+
 def test_reference_cards_write_each_card_and_the_index(tmp_path, cheap_protocol, monkeypatch):
     """`--reference-cards NAME ...` writes out/NAME/ for each and an index of every card in the folder."""
     real = bm.evaluate
