@@ -17,6 +17,7 @@ from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
 
 TINY = "search:rollouts=8,depth=4"  # cheap enough for every test in the default suite
+GUIDED_TINY = "search:guided,rollouts=6,depth=3,value=ppo-baseline"  # guided by the shipped network
 CHEAPEST = "search:rollouts=2,depth=1"  # for whole games played through the callers
 
 
@@ -108,11 +109,13 @@ def test_act_without_the_state_is_a_clear_error():
 
 
 @pytest.mark.parametrize("game, players", game_player_params())
-def test_search_plays_legal_actions(game, players):
-    """Every position of a few random games, every seat to move (simultaneous phases included)."""
+@pytest.mark.parametrize("name, limit", [(TINY, 3), (GUIDED_TINY, 2)], ids=["plain", "guided"])
+def test_search_plays_legal_actions(game, players, name, limit):
+    """Every position of a few random games, every seat to move (simultaneous phases included); guided
+    too, wherever a baseline ships (every official player count)."""
     spec = get_spec(game)
-    agent = make_agent(TINY, spec, spec.make_config(players))
-    for state in positions(game, players, limit=3):
+    agent = make_agent(name, spec, spec.make_config(players))
+    for state in positions(game, players, limit=limit):
         actions = decide(agent, state)
         assert actions.shape == (state.batch_size,) and actions.dtype == np.int64
         assert spec.rules.legal_mask(state)[np.arange(state.batch_size), actions].all()
@@ -350,8 +353,6 @@ def test_search_at_its_default_budget_beats_greedy(game):
 
 # --- guided by the trained network (issue 34) ------------------------------------------------------------
 
-GUIDED_TINY = "search:guided,rollouts=6,depth=3,value=ppo-baseline"
-
 
 def test_guided_options_name_the_network():
     """`guided` is the default budget with the shipped network playing the rollouts and ranking the
@@ -371,16 +372,6 @@ def test_guided_options_name_the_network():
     assert agent.name.endswith(f",prior=ppo-baseline,value=ppo:{path}")
     assert agent.value_net.path == str(path) and agent.playout is agent.prior, "one network loaded once"
     assert parse_options("policy=greedy,prior=none", "cherry_picking") == DEFAULTS["cherry_picking"]
-
-
-@pytest.mark.parametrize("game, players", game_player_params())
-def test_guided_search_plays_legal_actions_at_every_player_count(game, players):
-    """Wherever a baseline ships (every official player count), the guided options decide legally."""
-    spec = get_spec(game)
-    agent = make_agent(GUIDED_TINY, spec, spec.make_config(players))
-    for state in positions(game, players, limit=2):
-        actions = decide(agent, state)
-        assert spec.rules.legal_mask(state)[np.arange(state.batch_size), actions].all()
 
 
 @pytest.mark.parametrize("game", game_ids())
