@@ -50,8 +50,10 @@ or `ppo:PATH`, any MaskablePPO model for it):
 * `value=ppo-baseline`: its value head scores positions at the depth limit (the seat's expected outcome;
   one player: the points still to come) instead of the progress score.
 
-`search:guided` is the game's default budget with `policy` and `prior` set to the shipped network
-(`GUIDED`); options after it change it (`search:guided,value=ppo-baseline`). The network reads the
+`search:guided` is the game's guided budget (`GUIDED`): its default budget with the shipped network where
+that measured best against plain search (Cherry Picking: `prior` and `width=4` over greedy rollouts;
+Fruit Picking: `policy`, `prior` and `value`; the others: `policy` and `prior`). Options after it change
+it (`search:guided,value=ppo-baseline`). The network reads the
 deciding seat's observation (the prior) and positions the search sampled (rollouts and leaves), so the
 guided search stays as blind to hidden information as the plain one.
 
@@ -117,10 +119,17 @@ DEFAULTS: dict[str, SearchOptions] = {
 }
 
 
-# the guided budget: the game's default budget with the shipped network playing the rollouts and ranking
-# the candidates (issue 34); `search:guided,rollouts=64` changes it like any other option
+# the guided budget per game (issue 34): the game's default budget and rollouts, guided where that measured
+# best against plain search (400 two-player games each, docs/search.md). Cherry Picking: greedy rollouts,
+# the network's 4 likeliest actions only (its own rollouts and value head played worse there); Fruit
+# Picking: network rollouts and value head; the others: network rollouts and ranking.
+# `search:guided,rollouts=64` changes it like any other option.
+_NET = "ppo-baseline"
 GUIDED: dict[str, SearchOptions] = {
-    game: replace(options, policy="ppo-baseline", prior="ppo-baseline") for game, options in DEFAULTS.items()
+    game: replace(options, policy=_NET, prior=_NET) for game, options in DEFAULTS.items()
+} | {
+    "cherry_picking": replace(DEFAULTS["cherry_picking"], prior=_NET, width=4),
+    "fruit_picking": replace(DEFAULTS["fruit_picking"], policy=_NET, prior=_NET, value=_NET),
 }
 
 

@@ -370,7 +370,10 @@ def test_guided_options_name_the_network():
     path = baseline_files(spec, 3)[0]
     agent = make_agent(f"search:guided,value=ppo:{path}", spec, config)
     assert agent.name.endswith(f",prior=ppo-baseline,value=ppo:{path}")
-    assert agent.value_net.path == str(path) and agent.playout is agent.prior, "one network loaded once"
+    assert agent.value_net.path == str(path) and agent.value_net is not agent.prior, "the file as given"
+    assert (agent.options.policy, agent.options.width) == ("greedy", 4), "Cherry Picking: greedy rollouts"
+    both = make_agent("search:policy=ppo-baseline,prior=ppo-baseline", spec, config)
+    assert both.playout is both.prior, "one network loaded once"
     assert parse_options("policy=greedy,prior=none", "cherry_picking") == DEFAULTS["cherry_picking"]
 
 
@@ -381,7 +384,9 @@ def test_guided_search_asks_the_network_once_per_step_for_every_game(game, monke
     from fruit_envs.agents.ppo import PPOAgent
 
     spec = get_spec(game)
-    agent = make_agent("search:guided,rollouts=12,depth=3,value=ppo-baseline,width=3", spec)
+    agent = make_agent(
+        "search:policy=ppo-baseline,prior=ppo-baseline,value=ppo-baseline,rollouts=12,depth=3,width=3", spec
+    )
     calls = {"scores": 0, "values": 0}
     for name in calls:
         original = getattr(PPOAgent, name)
