@@ -142,7 +142,7 @@ def parse_options(text: str, game: str | None = None) -> SearchOptions:
         raise ValueError(f"search options must be a string like 'rollouts=64,depth=16', got {text!r}")
     items = [part.strip() for part in text.split(",") if part.strip()]
     if items and items[0] == "guided":
-        options = GUIDED.get(game, replace(SearchOptions(), policy="ppo-baseline", prior="ppo-baseline"))
+        options = GUIDED.get(game, replace(SearchOptions(), policy=_NET, prior=_NET))
         items = items[1:]
     changes: dict = {}
     for item in items:
@@ -543,13 +543,14 @@ class SearchAgent:
         """Value in [-1, 1] of each position for `seats` (one player: progress / scale)."""
         n, p = state.batch_size, self.config.num_players
         rows = np.arange(n)
-        progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
         ahead = None if self.value_net is None else self.value_net.values(self.rules.observe(state, seats))
         if p == 1:  # the value head: the points still to come
+            progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
             return (progress[:, 0] + (0.0 if ahead is None else ahead)) / self.leaf.scale
         if ahead is not None:  # the value head: the seat's expected outcome (+1 win, -1 loss)
             values = np.clip(ahead, -1.0, 1.0)
         else:
+            progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
             mine = progress[rows, seats]
             best_other = np.where(np.arange(p)[None, :] == seats[:, None], -np.inf, progress).max(axis=1)
             values = np.tanh((mine - best_other) / self.leaf.scale)

@@ -146,14 +146,21 @@ def measure_batched(game: str, players: int, batch: int, seconds: float, seed: i
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state, _ = rules.step(state, random_legal(rules.legal_mask(state), rng))
+        state, finished = random_step(rules, config, state, keys, rng)
         steps += batch
-        finished = np.flatnonzero(state.done)
-        if len(finished):
-            games += len(finished)
-            keys[finished], sub = frng.split(keys[finished])
-            state.put(finished, rules.init(config, sub))
+        games += finished
     return Measurement(game, players, "batched", batch, 1, steps, games, time.perf_counter() - start, state_bytes)
+
+
+def random_step(rules, config, state, keys: np.ndarray, rng: np.random.Generator, in_place: bool = False):
+    """One random legal decision in every game of `state`; a finished game restarts at once from the next
+    key of its stream (written back into `keys`). Returns the state and how many games finished."""
+    state, _ = rules.step(state, random_legal(rules.legal_mask(state), rng), in_place=in_place)
+    finished = np.flatnonzero(state.done)
+    if len(finished):
+        keys[finished], fresh = frng.split(keys[finished])
+        state.put(finished, rules.init(config, fresh))
+    return state, len(finished)
 
 
 def measure_threaded(game: str, players: int, batch: int, seconds: float, threads: int, seed: int = 0) -> Measurement:
@@ -173,13 +180,8 @@ def measure_threaded(game: str, players: int, batch: int, seconds: float, thread
         part, own_keys, rng = state.rows(a, b), keys[a:b], np.random.default_rng(seed + k)
         ready.wait()
         while not stop.is_set():
-            rules.step(part, random_legal(rules.legal_mask(part), rng), in_place=True)
-            counts[k, 0] += b - a
-            finished = np.flatnonzero(part.done)
-            if len(finished):
-                counts[k, 1] += len(finished)
-                own_keys[finished], fresh = frng.split(own_keys[finished])
-                part.put(finished, rules.init(config, fresh))
+            _, finished = random_step(rules, config, part, own_keys, rng, in_place=True)
+            counts[k] += b - a, finished
 
     workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(threads)]
     for worker in workers:

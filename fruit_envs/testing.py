@@ -113,9 +113,9 @@ def check_game(
             _fail(f"game {g} at step {t}: mask non-empty = {bool(mask[g].any())} but live = {bool(live[g])}")
         for seat in range(p):
             if not spec.simultaneous:  # turn-based: a seat has legal actions only when it is to move
-                own = rules.legal_mask(state, seat)
-                if not np.array_equal(own, mask & (state.to_move == seat)[:, None]):
-                    g = int(np.flatnonzero((own != (mask & (state.to_move == seat)[:, None])).any(axis=1))[0])
+                own, expected = rules.legal_mask(state, seat), mask & (state.to_move == seat)[:, None]
+                if not np.array_equal(own, expected):
+                    g = int(np.flatnonzero((own != expected).any(axis=1))[0])
                     _fail(
                         f"game {g} at step {t}: seat {seat}'s mask differs from the mover's mask where it is to move, "
                         "or has actions where it is not (a turn-based game's promise)"

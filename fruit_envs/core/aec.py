@@ -363,7 +363,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             self._was_dead_step(action)
             return
         a = validate.as_action(action, self.spec.num_actions, f"{self.spec.name}: action of {agent}")
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         mask = self._mask(seat)
         if not mask[a]:
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
@@ -484,7 +484,7 @@ class _Guarded(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
                 raw.step(action)
             return
         action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
-        if raw._mask(raw.possible_agents.index(agent))[action]:
+        if raw._mask(raw._seats[agent])[action]:
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()
