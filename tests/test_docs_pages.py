@@ -114,3 +114,25 @@ def test_game_page_is_the_module_docstring(game):
         words = re.sub(r"\*\*[^*]+\*\*[.:]?", "", paragraph).split()
         if len(words) >= 8:
             assert " ".join(words[-8:]) in " ".join(page.split()), f"{game}: page lacks {paragraph[:60]!r}"
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_rules_in_brief_link_each_rulebook_section_they_follow(game):
+    """Issue 36: the rules in brief name the rulebook sections they follow, each a link into the published
+    rulebook (a text fragment that scrolls to the heading); the score attack, our own mode, names none."""
+    from urllib.parse import unquote
+
+    from fruit_envs import get_spec
+
+    hook = pages_hook()
+    page = hook.game_page(get_spec(game))
+    if game not in hook.RULEBOOK_SOURCES:
+        assert game == "juicy_fruits_solo" and "this mode is ours" in page and "## Rules in brief" not in page
+        return
+    brief = page.split("## Rules in brief")[1].split("\n## ")[0]
+    sections = hook.RULEBOOK_SECTIONS[game]
+    _, url = hook.RULEBOOK_SOURCES[game]
+    links = re.findall(r"\[\u201c([^\u201d]+)\u201d\]\(([^)]+)\)", brief)
+    assert [name for name, _ in links] == sections
+    for name, target in links:
+        assert target.startswith(url + "#:~:text=") and unquote(target.split("#:~:text=")[1]) == name

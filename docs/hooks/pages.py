@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -38,6 +39,30 @@ RULEBOOK_SECTIONS = {
     "juicy_fruits": ["Setup", "Playing the Game", "End of the Game", "Juice Factory"],
     "juicy_fruits_solo": ["none: our own mode (the official solo rules are on a supplementary sheet we do not have)"],
 }
+
+# Where each rulebook can be read: the publisher's text as published online, recorded with the sources
+# in ../shared/COMPONENTS.md (not checked from the build machine, which has no internet). A section link
+# is a text fragment (`#:~:text=`): browsers that support it scroll to the heading, others open the top.
+RULEBOOK_SOURCES = {
+    "cherry_picking": ("the English rulebook (Zoch), at ludorium.at", "http://ludorium.at/SPIELE/zoch/cherry_picking_e1.htm"),
+    "fruit_picking": ("the English rulebook, at Scribd", "https://scribd.com/document/613572563/Fruit-Picking-Rules-en"),
+    "quickity_pickity": ("Oink Games' page of the game", "https://oinkgames.com/en/games/analog/quickity-pickity/"),
+    "juicy_fruits": (
+        "the English rulebook (Deep Print Games), at readkong.com",
+        "https://readkong.com/page/a-game-by-christian-stohr-for-1-to-4-players-aged-10-and-6194134",
+    ),
+}
+
+
+def rulebook_links(game_id: str) -> str:
+    """The sentence naming the rulebook sections a game page follows, each linked to the published text."""
+    sections = RULEBOOK_SECTIONS[game_id]
+    if game_id not in RULEBOOK_SOURCES:
+        return "Rulebook sections this follows: " + "; ".join(f"\u201c{name}\u201d" for name in sections) + "."
+    where, url = RULEBOOK_SOURCES[game_id]
+    links = "; ".join(f"[\u201c{name}\u201d]({url}#:~:text={quote(name, safe='').replace('-', '%2D')})" for name in sections)
+    return f"Rulebook sections this follows, in [{where}]({url}): {links}."
+
 
 # A variant without components of its own plays with those of its game.
 COMPONENTS_OF = {"juicy_fruits_solo": "juicy_fruits"}
@@ -245,8 +270,7 @@ def game_page(spec) -> str:
     for heading, text in sections:
         if heading == "Play":
             heading = "Rules in brief"
-            sections_followed = "; ".join(f"\u201c{name}\u201d" for name in RULEBOOK_SECTIONS[spec.id])
-            text += f"\n\nRulebook sections this follows: {sections_followed}."
+            text += "\n\n" + rulebook_links(spec.id)
         if heading == "Version history":
             continue
         anchor = {"Rewards": " { #rewards }", "Options": " { #options }"}.get(heading, "")
