@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -129,6 +130,34 @@ def test_retrain_trains_a_recipe_and_exports_half_precision_weights(tmp_path, ca
     rng = np.random.default_rng(0)
     assert (full.act(obs, mask, rng) == half.act(obs, mask, rng)).mean() > 0.95
     assert not list(out.glob("*.tmp*")), "written through temporary names"
+
+    # a second stage (a run started from that baseline) records where it started
+    from fruit_envs.training import train_ppo
+
+    second = train_ppo.load_recipe(str(recipe), 2)
+    second.init_policy, second.runs_dir, second.exp_name = str(out / "cherry_picking_2p.zip"), tmp_path / "runs2", "two"
+    stage = baselines.export(Path(train_ppo.train(second)["run_dir"]), out)
+    assert stage["started_from"] == {"policy": str(out / "cherry_picking_2p.zip")}
+    assert "started_from" not in meta
+
+
+def test_retrain_runs_the_expert_stage_a_shipped_baseline_came_from(tmp_path):
+    """Issue 34: a baseline exported from `expert/<recipe>` is retrained as it was made: its recipe, then
+    the expert stage from that result; any other baseline by its recipe alone."""
+    from fruit_envs.training import baselines
+
+    out = tmp_path / "baselines"
+    out.mkdir()
+    assert baselines.stage_of("cherry_picking", 2, out) is None  # nothing shipped there
+    (out / "cherry_picking_2p.json").write_text(json.dumps({"recipe": "expert/cherry_picking"}))
+    assert baselines.stage_of("cherry_picking", 2, out) == "expert/cherry_picking"
+    assert baselines.stage_of("cherry_picking", 3, out) is None  # no stage for 3 players
+    (out / "cherry_picking_2p.json").write_text(json.dumps({"recipe": "cherry_picking"}))
+    assert baselines.stage_of("cherry_picking", 2, out) is None
+    shipped = {(m["game"], m["num_players"]): m for m in shipped_baselines()}
+    for (game, _), m in shipped.items():
+        if str(m["recipe"]).startswith("expert/"):
+            assert m["started_from"]["policy"] == "ppo-baseline" and m["started_from"]["recipe"] == game, game
 
 
 def test_export_refuses_what_is_not_a_finished_run(tmp_path, capsys):

@@ -294,7 +294,9 @@ def test_the_wheel_installs_only_fruit_envs(wheel_venv):
     for package in ("agents", "training", "benchmarks"):
         assert f"fruit_envs/{package}/__init__.py" in names
     assert "fruit_envs/py.typed" in names
-    recipes = sorted(p.name for p in (ROOT / "training" / "recipes").glob("*.yaml"))
+    recipes = sorted(
+        p.relative_to(ROOT / "training" / "recipes").as_posix() for p in (ROOT / "training" / "recipes").rglob("*.yaml")
+    )
     assert recipes and all(f"fruit_envs/training/recipes/{name}" in names for name in recipes)
     protocols = sorted(p.name for p in (ROOT / "benchmarks").glob("protocol_v*.yaml"))
     assert protocols and all(f"fruit_envs/benchmarks/{name}" in names for name in protocols), "protocols ship"

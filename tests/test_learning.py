@@ -15,7 +15,7 @@ from fruit_envs.training import train_ppo
 from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in train_ppo.RECIPES.glob("*.yaml")))
+@pytest.mark.parametrize("name", train_ppo.recipe_names())
 def test_every_recipe_loads_and_names_a_registered_game(name):
     args = train_ppo.load_recipe(name)
     assert args.recipe == name
@@ -38,6 +38,18 @@ def test_recipes_cover_every_official_player_count():
         assert set(spec.official_player_counts) <= set(train_ppo.recipe_player_counts(spec.id)), spec.id
         for n in spec.official_player_counts:
             assert train_ppo.load_recipe(spec.id, n).num_players == n
+
+
+def test_expert_iteration_recipes_start_from_the_baseline_and_imitate_guided_search():
+    """Issue 34, point 3: one round of expert iteration per 2-player game, as a second-stage recipe."""
+    names = [name for name in train_ppo.recipe_names() if name.startswith("expert/")]
+    assert sorted(names) == [
+        f"expert/{g}" for g in ("cherry_picking", "fruit_picking", "juicy_fruits", "quickity_pickity")
+    ]
+    for name in names:
+        args = train_ppo.load_recipe(name)
+        assert (args.init_policy, args.bc_teacher, args.num_players) == ("ppo-baseline", "search:guided", 2)
+        assert args.bc_games > 0 and args.opponent == "self-play" and "greedy" in args.league_baselines
 
 
 def test_a_recipes_player_section_overrides_its_base_and_the_command_line_overrides_both(tmp_path):

@@ -72,6 +72,7 @@ def export(run_dir: Path, out: Path) -> dict:
     model = load_model(model_path)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{spec.id}_{config.num_players}p"
+    started_from = starting_point(run["args"].get("init_policy"), stem.with_suffix(".json"))
     atomic_save_model(HalfPrecision(model.policy), stem.with_suffix(".zip"))
     meta = {
         "game": spec.id,
@@ -89,8 +90,35 @@ def export(run_dir: Path, out: Path) -> dict:
         "git": run.get("git"),
         "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
+    if started_from is not None:  # a second stage: timesteps and seconds above are this stage's alone
+        meta["started_from"] = started_from
     atomic_write_text(stem.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
     return meta
+
+
+def starting_point(init_policy: str | None, previous: Path) -> dict | None:
+    """Where a run that began from `init_policy` started: for the shipped baseline, what that baseline was
+    (its recipe, run, budget and the stage it started from in turn); for a file, its path."""
+    if init_policy is None:
+        return None
+    if init_policy != "ppo-baseline":
+        return {"policy": init_policy}
+    before = json.loads(previous.read_text()) if previous.is_file() else {}
+    keep = ("recipe", "run", "timesteps", "training_seconds", "started_from")
+    return {"policy": "ppo-baseline", **{key: before[key] for key in keep if key in before}}
+
+
+def stage_of(name: str, num_players: int, out: Path) -> str | None:
+    """The second-stage recipe (`expert/<name>`) that the baseline in `out` for this count came from, if any:
+    `retrain` then runs it after the recipe itself, from the baseline just exported."""
+    from fruit_envs.training import train_ppo
+
+    game = train_ppo.load_recipe(name, num_players).game
+    shipped = out / f"{game}_{num_players}p.json"
+    stage = f"expert/{name}"
+    if not shipped.is_file() or json.loads(shipped.read_text()).get("recipe") != stage:
+        return None
+    return stage if stage in train_ppo.recipe_names() and num_players in train_ppo.recipe_player_counts(stage) else None
 
 
 def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[int] | None = None) -> list[dict]:
@@ -104,14 +132,24 @@ def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[in
         raise ValueError(f"no recipe of {names} covers {players} players")
     exported = []
     for name, n in jobs:
-        args = train_ppo.load_recipe(name, n)
-        args.runs_dir = runs_dir
-        print(f"training {name}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
-        summary = train_ppo.train(args)
-        if summary.get("interrupted"):
-            raise SystemExit(summary["exit_code"])
-        exported.append(export(Path(summary["run_dir"]), out))
-        print(f"exported {name} {n}p: {exported[-1]['final_eval']}", file=sys.stderr)
+        stage = stage_of(name, n, out)  # read before the first stage's export replaces what names it
+        for recipe in (name, stage) if stage else (name,):
+            args = train_ppo.load_recipe(name=recipe, num_players=n)
+            args.runs_dir = runs_dir
+            if recipe == stage:
+                if (
+                    out.resolve() != BASELINES.resolve()
+                ):  # search:guided, the teacher, reads the shipped network, not this one
+                    print(
+                        f"note: {stage} imitates search guided by the shipped baseline in {BASELINES}", file=sys.stderr
+                    )
+                args.init_policy = str(out / f"{args.game}_{n}p.zip")
+            print(f"training {recipe}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
+            summary = train_ppo.train(args)
+            if summary.get("interrupted"):
+                raise SystemExit(summary["exit_code"])
+            exported.append(export(Path(summary["run_dir"]), out))
+            print(f"exported {recipe} {n}p: {exported[-1]['final_eval']}", file=sys.stderr)
     return exported
 
 

@@ -886,6 +886,11 @@ def print_summary(summary: dict) -> None:
 RECIPES = Path(__file__).resolve().parent / "recipes"
 
 
+def recipe_names() -> list[str]:
+    """Every recipe shipped in training/recipes/, by the name `--recipe` takes (`expert/<game>`: second stages)."""
+    return sorted(p.relative_to(RECIPES).with_suffix("").as_posix() for p in RECIPES.rglob("*.yaml"))
+
+
 def recipe_path(name: str) -> Path:
     """The YAML file of a recipe given by name (training/recipes/<name>.yaml) or by path."""
     path = Path(name)
@@ -895,7 +900,7 @@ def recipe_path(name: str) -> Path:
         return path
     path = RECIPES / f"{name}.yaml"
     if not path.is_file():
-        known = sorted(p.stem for p in RECIPES.glob("*.yaml"))
+        known = recipe_names()
         raise ValueError(f"unknown recipe {name!r}; recipes are {known} (or pass a .yaml file)")
     return path
 

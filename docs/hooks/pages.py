@@ -44,8 +44,14 @@ RULEBOOK_SECTIONS = {
 # in ../shared/COMPONENTS.md (not checked from the build machine, which has no internet). A section link
 # is a text fragment (`#:~:text=`): browsers that support it scroll to the heading, others open the top.
 RULEBOOK_SOURCES = {
-    "cherry_picking": ("the English rulebook (Zoch), at ludorium.at", "http://ludorium.at/SPIELE/zoch/cherry_picking_e1.htm"),
-    "fruit_picking": ("the English rulebook, at Scribd", "https://scribd.com/document/613572563/Fruit-Picking-Rules-en"),
+    "cherry_picking": (
+        "the English rulebook (Zoch), at ludorium.at",
+        "http://ludorium.at/SPIELE/zoch/cherry_picking_e1.htm",
+    ),
+    "fruit_picking": (
+        "the English rulebook, at Scribd",
+        "https://scribd.com/document/613572563/Fruit-Picking-Rules-en",
+    ),
     "quickity_pickity": ("Oink Games' page of the game", "https://oinkgames.com/en/games/analog/quickity-pickity/"),
     "juicy_fruits": (
         "the English rulebook (Deep Print Games), at readkong.com",
@@ -60,7 +66,9 @@ def rulebook_links(game_id: str) -> str:
     if game_id not in RULEBOOK_SOURCES:
         return "Rulebook sections this follows: " + "; ".join(f"\u201c{name}\u201d" for name in sections) + "."
     where, url = RULEBOOK_SOURCES[game_id]
-    links = "; ".join(f"[\u201c{name}\u201d]({url}#:~:text={quote(name, safe='').replace('-', '%2D')})" for name in sections)
+    links = "; ".join(
+        f"[\u201c{name}\u201d]({url}#:~:text={quote(name, safe='').replace('-', '%2D')})" for name in sections
+    )
     return f"Rulebook sections this follows, in [{where}]({url}): {links}."
 
 
