@@ -7,6 +7,8 @@
   (see `agents/search.py`);
 * `ppo-baseline` / `ppo-baseline-sample`: the PPO policy shipped with the package for the game and
   player count (argmax / sampled from the masked policy; `agents/baselines/`);
+* `ppo-baseline@N`: the baseline benchmark protocol N was calibrated with (it stays when a better one
+  ships, so the protocol's anchors stay true);
 * `ppo:PATH` / `ppo-sample:PATH`: a MaskablePPO model or policy file;
 * `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint (distributed extra).
 
@@ -33,6 +35,7 @@ AGENT_NAMES = (
     "search[:OPTIONS]",
     "ppo-baseline",
     "ppo-baseline-sample",
+    "ppo-baseline@N",
     "ppo:PATH",
     "ppo-sample:PATH",
     "rllib:PATH",
@@ -69,6 +72,15 @@ def make_agent(name: str, game: str | GameSpec, config: Config | None = None) ->
         from fruit_envs.agents.ppo import load_baseline
 
         return load_baseline(spec, config, deterministic=name == "ppo-baseline")
+    if name.startswith("ppo-baseline@"):
+        from fruit_envs.agents.ppo import load_baseline
+
+        version = name.partition("@")[2]
+        if not version.isdigit() or int(version) < 1:
+            raise ValueError(
+                f"agent {name!r}: ppo-baseline@N names benchmark protocol N (a number from 1), got {version!r}"
+            )
+        return load_baseline(spec, config, protocol=int(version))
     if name == "search" or name.startswith("search:"):
         from fruit_envs.agents.search import make_search
 

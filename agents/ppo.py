@@ -92,9 +92,15 @@ class PPOAgent:
 BASELINES = Path(__file__).resolve().parent / "baselines"
 
 
-def baseline_files(spec: GameSpec, num_players: int) -> tuple[Path, Path]:
-    """The shipped policy of a game and player count, and its metadata (`<game>_<n>p.zip` / `.json`)."""
+def baseline_files(spec: GameSpec, num_players: int, protocol: int | None = None) -> tuple[Path, Path]:
+    """The shipped policy of a game and player count, and its metadata (`<game>_<n>p.zip` / `.json`).
+
+    With `protocol`, the policy benchmark protocol v`protocol` was calibrated with: a baseline replaced
+    since keeps its old files in `baselines/protocol_v<N>/`, so the protocol's anchors stay true."""
     stem = BASELINES / f"{spec.id}_{num_players}p"
+    pinned = BASELINES / f"protocol_v{protocol}" / stem.name
+    if protocol is not None and pinned.with_suffix(".json").is_file():
+        stem = pinned
     return stem.with_suffix(".zip"), stem.with_suffix(".json")
 
 
@@ -105,15 +111,18 @@ def shipped_baselines() -> list[dict]:
     return [json.loads(path.read_text()) for path in sorted(BASELINES.glob("*.json"))]
 
 
-def load_baseline(game: str | GameSpec, config: Config, deterministic: bool = True) -> PPOAgent:
-    """The PPO policy shipped with the package for this game and player count.
+def load_baseline(
+    game: str | GameSpec, config: Config, deterministic: bool = True, protocol: int | None = None
+) -> PPOAgent:
+    """The PPO policy shipped with the package for this game and player count (with `protocol`: the one
+    that benchmark protocol was calibrated with, `ppo-baseline@N`).
 
     It was trained on one rules version and observation size (its `.json` says which); another is
     refused with a clear message rather than played with the wrong meaning."""
     import json
 
     spec = get_spec(game)
-    policy_path, meta_path = baseline_files(spec, config.num_players)
+    policy_path, meta_path = baseline_files(spec, config.num_players, protocol)
     if not meta_path.is_file() or not policy_path.is_file():
         have = [f"{m['game']} ({m['num_players']} players)" for m in shipped_baselines()]
         raise ValueError(

@@ -168,7 +168,8 @@ def _parse_protocol(d: Any, path: Path, sha: str) -> Protocol:
         per_game = agent if isinstance(agent, dict) else dict.fromkeys(environments, agent)
         if set(per_game) != set(environments) or not all(isinstance(a, str) for a in per_game.values()):
             raise BenchmarkError(f"{where}: reference {name!r} must be an agent name or one per game of {environments}")
-        references[str(name)] = per_game
+        # the protocol's PPO reference is the baseline it was calibrated with, even after a better one ships
+        references[str(name)] = {g: pin_baseline(a, version) for g, a in per_game.items()}
     scale = _need(d, "scale_reference", str, where)
     if "random" not in references or scale not in references:
         raise BenchmarkError(f"{where}: the references must include random (rating 0) and {scale!r}")
@@ -254,6 +255,12 @@ class PolicySource:
     label: str
     kind: str  # name, model, object, factory
     build: Any  # (spec, config) -> agent
+
+
+def pin_baseline(agent: str, version: int) -> str:
+    """`ppo-baseline` in protocol `version` means `ppo-baseline@version`: the baseline the protocol's anchors
+    were calibrated with (`agents/baselines/protocol_v<N>/` keeps it when a newer one replaces it)."""
+    return f"ppo-baseline@{version}" if agent == "ppo-baseline" and version >= 1 else agent
 
 
 def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySource:

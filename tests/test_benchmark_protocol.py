@@ -121,6 +121,24 @@ def test_protocol_pins_the_installed_environments_and_official_counts():
                 assert anchors["random"] == 0.0, "random is the zero of every rating scale"
 
 
+def test_the_protocol_plays_the_baselines_it_was_calibrated_with():
+    """A better baseline may ship later; protocol v1's `ppo-baseline` stays the one its anchors and cards were
+    made with (`ppo-baseline@1`, kept in agents/baselines/protocol_v1/ when replaced)."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.ppo import BASELINES
+
+    protocol = load_protocol(1)
+    assert set(protocol.references["ppo-baseline"].values()) == {"ppo-baseline@1"}
+    calibrated = json.loads((BASELINES / "protocol_v1" / "calibrated.json").read_text())["runs"]
+    assert sorted(calibrated) == sorted(f"{g}_{p}p" for g, p in protocol.suite_groups("standard"))
+    for game, players in protocol.suite_groups("standard"):
+        spec = get_spec(game)
+        agent = make_agent("ppo-baseline@1", spec, spec.make_config(players))
+        assert agent.meta["run"] == calibrated[f"{game}_{players}p"], f"{game} {players}p: not the calibrated baseline"
+    with pytest.raises(ValueError, match="ppo-baseline@N names benchmark protocol N"):
+        make_agent("ppo-baseline@v1", "cherry_picking")
+
+
 def test_every_group_of_every_suite_is_calibrated():
     """Every reference has an anchor at every official player count (every PPO baseline ships, issue 31)."""
     protocol = load_protocol(1)
