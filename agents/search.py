@@ -102,8 +102,9 @@ POLICIES = ("greedy", "random")
 
 
 def is_network(name: str) -> bool:
-    """Whether an option names a trained network: the shipped baseline or a MaskablePPO file."""
-    return name == "ppo-baseline" or (name.startswith("ppo:") and len(name) > len("ppo:"))
+    """Whether an option names a trained network: the shipped baseline (`ppo-baseline@N`: the one benchmark
+    protocol N was calibrated with) or a MaskablePPO file."""
+    return name == "ppo-baseline" or any(name.startswith(p) and len(name) > len(p) for p in ("ppo-baseline@", "ppo:"))
 
 
 SELECTS = ("halving", "uniform")
@@ -162,14 +163,14 @@ def _option_value(key: str, value: str):
     if key == "policy":
         if value not in POLICIES and not is_network(value):
             raise ValueError(
-                f"search option policy={value!r}: choose one of {list(POLICIES)}, ppo-baseline or ppo:PATH"
+                f"search option policy={value!r}: choose one of {list(POLICIES)}, ppo-baseline[@N] or ppo:PATH"
             )
         return value
     if key in ("prior", "value"):
         if value in ("", "none"):
             return ""
         if not is_network(value):
-            raise ValueError(f"search option {key}={value!r}: ppo-baseline, ppo:PATH (a MaskablePPO model) or none")
+            raise ValueError(f"search option {key}={value!r}: ppo-baseline[@N], ppo:PATH (a MaskablePPO model) or none")
         return value
     if key == "select":
         if value not in SELECTS:

@@ -71,9 +71,9 @@ def test_options_are_read_from_the_agent_name():
     [
         ("rollouts=0", r"rollouts='0': an integer >= 1"),
         ("depth=deep", r"depth='deep': an integer >= 0 or 'end'"),
-        ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\], ppo-baseline or ppo:PATH"),
-        ("prior=greedy", r"prior='greedy': ppo-baseline, ppo:PATH \(a MaskablePPO model\) or none"),
-        ("value=ppo:", r"value='ppo:': ppo-baseline, ppo:PATH"),
+        ("policy=ppo", r"policy='ppo': choose one of \['greedy', 'random'\], ppo-baseline\[@N\] or ppo:PATH"),
+        ("prior=greedy", r"prior='greedy': ppo-baseline\[@N\], ppo:PATH \(a MaskablePPO model\) or none"),
+        ("value=ppo:", r"value='ppo:': ppo-baseline\[@N\], ppo:PATH"),
         ("rollouts=8,guided", r"'guided' comes first"),
         ("policy=ppo:/nowhere/model.zip", r"no PPO model at '/nowhere/model.zip'"),
         ("select=best", r"select='best': choose one of \['halving', 'uniform'\]"),
