@@ -72,12 +72,18 @@ class _LegalMasks:
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
+        self._every: np.ndarray | None = None  # (P, A) every seat's mask, where the rules give them at once
 
     def __call__(self, seat: int) -> np.ndarray:
         mask = self._cache.get(seat)
         if mask is None:
-            if self.spec.simultaneous or seat == self.state.to_move[0]:
-                mask = self.spec.rules.legal_mask(self.state, seat)[0]
+            rules = self.spec.rules
+            if self.spec.simultaneous and hasattr(rules, "legal_masks"):  # every seat decides: one call for all
+                if self._every is None:
+                    self._every = rules.legal_masks(self.state)[0]
+                mask = self._every[seat]
+            elif self.spec.simultaneous or seat == self.state.to_move[0]:
+                mask = rules.legal_mask(self.state, seat)[0]
             else:  # turn-based: only the seat to move acts (a promise `check_game` checks)
                 mask = np.zeros(self.spec.num_actions, dtype=bool)
             self._cache[seat] = mask

@@ -111,6 +111,19 @@ def seat_array(state: BatchState, player) -> np.ndarray:
     return seat
 
 
+@functools.lru_cache(maxsize=64)
+def game_rows(n: int) -> np.ndarray:
+    """`(n,)` int64 `0..n-1`: the game of each row, for kernels that take one (shared, never written)."""
+    return np.arange(n, dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def every_seat(n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """`(n * p,)` games and seats, game-major: every seat of every game, for one kernel call that gives
+    all seats' masks (shared, never written)."""
+    return np.repeat(np.arange(n, dtype=np.int64), p), np.tile(np.arange(p, dtype=np.int64), n)
+
+
 @functools.cache
 def _array_names(cls: type) -> tuple[str, ...]:
     """The array fields of a state class, in declaration order (read once per class)."""

@@ -83,18 +83,19 @@ def score_many(piles, table, assign, n_assign, out):
 
 
 @njit
-def legal_mask(seat, phase, done, to_move, hands, played, mask):
-    """Commit: a seat that has not committed may play any hand card. Choose: the chooser picks a plant."""
-    for g in range(len(seat)):
-        s = seat[g]
+def legal_mask(games, seat, phase, done, to_move, hands, played, mask):
+    """Row i: seat `seat[i]` of game `games[i]`. Commit: a seat that has not committed may play any hand
+    card. Choose: the chooser picks a plant."""
+    for i in range(len(seat)):
+        g, s = games[i], seat[i]
         if done[g]:
             continue
         if phase[g] == COMMIT and played[g, s] == NO_CARD:
             for c in range(N_CARDS):
-                mask[g, c] = hands[g, s, c] > 0
+                mask[i, c] = hands[g, s, c] > 0
         elif phase[g] == CHOOSE and to_move[g] == s:
             for k in range(N_PLANTS):
-                mask[g, CHOOSE_BASE + k] = True
+                mask[i, CHOOSE_BASE + k] = True
 
 
 @njit

@@ -24,7 +24,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, seat_array
+from fruit_envs.core.state import BatchState, every_seat, game_rows, seat_array
 from fruit_envs.games.cherry_picking import components as C
 
 N_CARDS = C.N_CARD_TYPES  # 53
@@ -257,8 +257,19 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     reveal only the seat to move chooses a plant. Finished games have no legal action.
     """
     seat = seat_array(state, player)
-    mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
-    _kernels().legal_mask(seat, state.phase, state.done, state.to_move, state.hands, state.played, mask)
+    return _masks(state, game_rows(state.batch_size), seat)
+
+
+def legal_masks(state: State) -> np.ndarray:
+    """`(n, P, 60)` bool: every seat's `legal_mask` in one call (the commit phase asks all seats at once)."""
+    n, p = state.batch_size, state.config.num_players
+    return _masks(state, *every_seat(n, p)).reshape(n, p, NUM_ACTIONS)
+
+
+def _masks(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    mask = np.zeros((len(seats), NUM_ACTIONS), dtype=bool)
+    s = state
+    _kernels().legal_mask(games, seats, s.phase, s.done, s.to_move, s.hands, s.played, mask)
     return mask
 
 

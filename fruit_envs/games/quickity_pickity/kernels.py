@@ -351,24 +351,25 @@ def _end_round(
 
 
 @njit
-def legal_mask(seat, done, committed, seat_phase, num_sets, up_count, f, only_undecided, mask):
-    """Every seat that has not chosen this tick decides: flip (phase flip or take), take a face-up fruit
-    type (phase take), place the held fruit into one of its sets or a new set (phase place).
-    `only_undecided=False` gives a seat's choices even when it has already chosen (for resampling)."""
-    for g in range(len(seat)):
-        s = seat[g]
+def legal_mask(games, seat, done, committed, seat_phase, num_sets, up_count, f, only_undecided, mask):
+    """Row i: seat `seat[i]` of game `games[i]`. Every seat that has not chosen this tick decides: flip
+    (phase flip or take), take a face-up fruit type (phase take), place the held fruit into one of its
+    sets or a new set (phase place). `only_undecided=False` gives a seat's choices even when it has
+    already chosen (for resampling)."""
+    for i in range(len(seat)):
+        g, s = games[i], seat[i]
         if done[g] or (only_undecided and committed[g, s] != NO_ACTION):
             continue
         ph = seat_phase[g, s]
         if ph != PLACE:
-            mask[g, FLIP_ACTION] = True  # a live round always has a face-down tile
+            mask[i, FLIP_ACTION] = True  # a live round always has a face-down tile
         if ph == TAKE:
             for k in range(TYPES):
-                mask[g, TAKE_BASE + k] = up_count[g, k] > 0
+                mask[i, TAKE_BASE + k] = up_count[g, k] > 0
         elif ph == PLACE:
             for j in range(min(num_sets[g, s], f)):
-                mask[g, PLACE_BASE + j] = True
-            mask[g, NEW_SET] = num_sets[g, s] < f
+                mask[i, PLACE_BASE + j] = True
+            mask[i, NEW_SET] = num_sets[g, s] < f
 
 
 # -- the observation -------------------------------------------------------------------------------

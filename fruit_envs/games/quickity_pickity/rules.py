@@ -47,7 +47,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, seat_array
+from fruit_envs.core.state import BatchState, every_seat, game_rows, seat_array
 from fruit_envs.games.quickity_pickity import components as C
 
 MAX_PLAYERS = 5
@@ -417,15 +417,24 @@ def taken_counts(state: State) -> np.ndarray:
     return _kind_counts(state, state.location >= HELD_BASE)
 
 
-def _masks(state: State, seat: np.ndarray, only_undecided: bool = True) -> np.ndarray:
-    """`(n, 99)` the legal actions of `seat` `(n,)` from the public table (see `legal_mask`)."""
-    mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
+def _masks(state: State, seat: np.ndarray, only_undecided: bool = True, games: np.ndarray | None = None) -> np.ndarray:
+    """`(m, 99)` the legal actions of seat `seat[i]` in game `games[i]` (default: game i) from the public
+    table (see `legal_mask`)."""
+    games = game_rows(state.batch_size) if games is None else games
+    mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
     s = state
     _kernels().legal_mask(
-        np.ascontiguousarray(seat, dtype=np.int64), s.done, s.committed, s.seat_phase, s.num_sets, s.up_count,
-        s.set_size.shape[1], only_undecided, mask,
+        games, np.ascontiguousarray(seat, dtype=np.int64), s.done, s.committed, s.seat_phase, s.num_sets,
+        s.up_count, s.set_size.shape[1], only_undecided, mask,
     )  # fmt: skip
     return mask
+
+
+def legal_masks(state: State) -> np.ndarray:
+    """`(n, P, 99)` bool: every seat's `legal_mask` in one call (every seat decides each tick)."""
+    n, p = state.batch_size, state.config.num_players
+    games, seats = every_seat(n, p)
+    return _masks(state, seats, games=games).reshape(n, p, NUM_ACTIONS)
 
 
 def legal_mask(state: State, player=None) -> np.ndarray:
