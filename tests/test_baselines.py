@@ -137,7 +137,10 @@ def test_retrain_trains_a_recipe_and_exports_half_precision_weights(tmp_path, ca
     second = train_ppo.load_recipe(str(recipe), 2)
     second.init_policy, second.runs_dir, second.exp_name = str(out / "cherry_picking_2p.zip"), tmp_path / "runs2", "two"
     stage = baselines.export(Path(train_ppo.train(second)["run_dir"]), out)
-    assert stage["started_from"] == {"policy": str(out / "cherry_picking_2p.zip")}
+    assert stage["started_from"]["policy"] == "ppo-baseline", "the baseline it replaced, named by its file"
+    assert {k: stage["started_from"][k] for k in ("recipe", "run", "timesteps")} == {
+        k: meta[k] for k in ("recipe", "run", "timesteps")
+    }
     assert "started_from" not in meta
 
 

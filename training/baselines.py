@@ -101,7 +101,7 @@ def starting_point(init_policy: str | None, previous: Path) -> dict | None:
     (its recipe, run, budget and the stage it started from in turn); for a file, its path."""
     if init_policy is None:
         return None
-    if init_policy != "ppo-baseline":
+    if init_policy != "ppo-baseline" and Path(init_policy).resolve() != previous.with_suffix(".zip").resolve():
         return {"policy": init_policy}
     before = json.loads(previous.read_text()) if previous.is_file() else {}
     keep = ("recipe", "run", "timesteps", "training_seconds", "started_from")
@@ -137,13 +137,9 @@ def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[in
             args = train_ppo.load_recipe(name=recipe, num_players=n)
             args.runs_dir = runs_dir
             if recipe == stage:
-                if (
-                    out.resolve() != BASELINES.resolve()
-                ):  # search:guided, the teacher, reads the shipped network, not this one
-                    print(
-                        f"note: {stage} imitates search guided by the shipped baseline in {BASELINES}", file=sys.stderr
-                    )
                 args.init_policy = str(out / f"{args.game}_{n}p.zip")
+                if out.resolve() != BASELINES.resolve():  # the teacher, search:guided, reads the shipped network
+                    print(f"note: {stage} imitates search guided by the baseline in {BASELINES}", file=sys.stderr)
             print(f"training {recipe}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
             summary = train_ppo.train(args)
             if summary.get("interrupted"):
