@@ -355,15 +355,16 @@ def test_search_at_its_default_budget_beats_greedy(game):
 
 
 def test_guided_options_name_the_network():
-    """`guided` is the default budget with the shipped network playing the rollouts and ranking the
-    candidates; options after it change it; any MaskablePPO file serves as `ppo:PATH`."""
+    """`guided` is the game's guided budget (Quickity Pickity: the shipped network playing the rollouts and
+    ranking the candidates, twice the default rollouts); options after it change it; any MaskablePPO file
+    serves as `ppo:PATH`."""
     from fruit_envs.agents.ppo import baseline_files
     from fruit_envs.agents.search import GUIDED
 
     guided = parse_options("guided", "quickity_pickity")
     assert guided == GUIDED["quickity_pickity"]
     assert (guided.policy, guided.prior, guided.value) == ("ppo-baseline", "ppo-baseline", "")
-    assert (guided.rollouts, guided.width, guided.gate) == (64, 6, 1.0), "the default budget otherwise"
+    assert (guided.rollouts, guided.width, guided.gate) == (128, 6, 1.0), "twice the default rollouts, else the default"
     spec = get_spec("cherry_picking")
     config = spec.make_config(3)
     assert make_agent("search:guided", spec, config).name == "search:guided"
