@@ -66,30 +66,37 @@ class _GlobalState:
 
 class _LegalMasks:
     """Legal actions of each seat in one position, each computed when first asked for: as bools (for
-    checking an action) and as the int8 array that the seat's observation and info share."""
+    checking an action) and as the int8 array that the seat's observation and info share. Where every
+    seat decides at once (simultaneous rules with `legal_masks`), one kernel call gives them all."""
 
     def __init__(self, spec: GameSpec, state):
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
-        self._every: np.ndarray | None = None  # (P, A) every seat's mask, where the rules give them at once
+        self._all_at_once = spec.simultaneous and hasattr(spec.rules, "legal_masks")
+        self._every: tuple[list, list] | None = None  # every seat's bool and int8 mask, all at once
+
+    def _every_seat(self) -> tuple[list, list]:
+        if self._every is None:
+            every = self.spec.rules.legal_masks(self.state)[0]
+            self._every = list(every), list(every.astype(np.int8))  # one row (a view) per seat, kept
+        return self._every
 
     def __call__(self, seat: int) -> np.ndarray:
+        if self._all_at_once:
+            return self._every_seat()[0][seat]
         mask = self._cache.get(seat)
         if mask is None:
-            rules = self.spec.rules
-            if self.spec.simultaneous and hasattr(rules, "legal_masks"):  # every seat decides: one call for all
-                if self._every is None:
-                    self._every = rules.legal_masks(self.state)[0]
-                mask = self._every[seat]
-            elif self.spec.simultaneous or seat == self.state.to_move[0]:
-                mask = rules.legal_mask(self.state, seat)[0]
+            if self.spec.simultaneous or seat == self.state.to_move[0]:
+                mask = self.spec.rules.legal_mask(self.state, seat)[0]
             else:  # turn-based: only the seat to move acts (a promise `check_game` checks)
                 mask = np.zeros(self.spec.num_actions, dtype=bool)
             self._cache[seat] = mask
         return mask
 
     def int8(self, seat: int) -> np.ndarray:
+        if self._all_at_once:
+            return self._every_seat()[1][seat]
         mask = self._int8.get(seat)
         if mask is None:
             mask = self._int8[seat] = self(seat).astype(np.int8)
