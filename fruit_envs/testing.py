@@ -113,11 +113,12 @@ def check_game(
             _fail(f"game {g} at step {t}: mask non-empty = {bool(mask[g].any())} but live = {bool(live[g])}")
         every = rules.legal_masks(state) if hasattr(rules, "legal_masks") else None
         for seat in range(p):
-            if every is not None and not np.array_equal(every[:, seat], rules.legal_mask(state, seat)):
-                g = int(np.flatnonzero((every[:, seat] != rules.legal_mask(state, seat)).any(axis=1))[0])
+            own = rules.legal_mask(state, seat)
+            if every is not None and not np.array_equal(every[:, seat], own):
+                g = int(np.flatnonzero((every[:, seat] != own).any(axis=1))[0])
                 _fail(f"game {g} at step {t}: legal_masks(state)[:, {seat}] differs from legal_mask(state, {seat})")
             if not spec.simultaneous:  # turn-based: a seat has legal actions only when it is to move
-                own, expected = rules.legal_mask(state, seat), mask & (state.to_move == seat)[:, None]
+                expected = mask & (state.to_move == seat)[:, None]
                 if not np.array_equal(own, expected):
                     g = int(np.flatnonzero((own != expected).any(axis=1))[0])
                     _fail(

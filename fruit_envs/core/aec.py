@@ -64,16 +64,21 @@ class _GlobalState:
         return getattr(self._env.game_state, name)
 
 
+def _all_masks_at_once(spec: GameSpec) -> bool:
+    """Whether every seat decides each position and the rules give all seats' masks in one call."""
+    return spec.simultaneous and hasattr(spec.rules, "legal_masks")
+
+
 class _LegalMasks:
     """Legal actions of each seat in one position, each computed when first asked for: as bools (for
     checking an action) and as the int8 array that the seat's observation and info share. Where every
     seat decides at once (simultaneous rules with `legal_masks`), one kernel call gives them all."""
 
-    def __init__(self, spec: GameSpec, state):
+    def __init__(self, spec: GameSpec, state, all_at_once: bool):
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
-        self._all_at_once = spec.simultaneous and hasattr(spec.rules, "legal_masks")
+        self._all_at_once = all_at_once  # `_all_masks_at_once(spec)`, decided once per env
         self._every: tuple[list, list] | None = None  # every seat's bool and int8 mask, all at once
 
     def _every_seat(self) -> tuple[list, list]:
@@ -135,6 +140,7 @@ class _SingleGame:
         self.mask_in_observation = bool(mask_in_observation)
         self.spec = get_spec(game)
         self.config = self.spec.make_config(num_players, **options)
+        self._masks_at_once = _all_masks_at_once(self.spec)
         _check_render_mode(render_mode)
         self.render_mode = render_mode
         if render_seat is not None and (
@@ -190,7 +196,7 @@ class _SingleGame:
     def _set_state(self, state) -> None:
         """A new position (a new state, or the same one stepped in place): cached masks and copies go."""
         self._state = state
-        self._legal = _LegalMasks(self.spec, state)
+        self._legal = _LegalMasks(self.spec, state, self._masks_at_once)
         self._snapshot = None
 
     def _mask(self, seat: int) -> np.ndarray:
