@@ -2,7 +2,7 @@
 
     python -m fruit_envs.benchmarks.benchmark greedy --suite quick
     python -m fruit_envs.benchmarks.benchmark ppo-baseline --suite standard
-    python -m fruit_envs.benchmarks.benchmark runs/<run>/model.zip --suite quick --games-filter cherry_picking
+    python -m fruit_envs.benchmarks.benchmark runs/<run>/model.zip --suite quick --games cherry_picking
     python -m fruit_envs.benchmarks.benchmark mypackage.mymodule:make --suite quick --best-response 200000
     python -m fruit_envs.benchmarks.benchmark --calibrate --suite quick     # the references' anchor ratings
 
@@ -867,7 +867,7 @@ def evaluate(
         raise BenchmarkError(
             f"policy {source.label!r} cannot play every game of suite {suite!r}: "
             + "; ".join(problems)
-            + ". Restrict the run to the games it plays (only= / --games-filter GAME[:PLAYERS])"
+            + ". Restrict the run to the games it plays (only= / --games GAME[:PLAYERS])"
         )
     if missing:
         raise BenchmarkError(
@@ -1477,6 +1477,31 @@ def _json_default(value: Any) -> Any:
 # Command line
 
 
+def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int | None, list | None]:
+    """(games per cell, games filter) from `--games GAME ...` or `--games N`, `--games-per-cell` and
+    `--games-filter`; a mix or a repeat is a usage error naming the forms allowed."""
+    per_cell, only = args.games_per_cell, args.games_filter
+    if args.games is not None:
+        numbers = [value for value in args.games if value.isdecimal()]
+        if numbers and len(args.games) > 1:
+            parser.error(
+                f"--games takes game names (GAME or GAME:PLAYERS) or one number of games per cell, not both: "
+                f"{' '.join(args.games)}"
+            )
+        if numbers:
+            if per_cell is not None:
+                parser.error("give the games per cell once: --games N or --games-per-cell N")
+            try:
+                per_cell = positive_int(numbers[0])
+            except argparse.ArgumentTypeError as error:
+                parser.error(f"--games: {error}")
+        else:
+            if only is not None:
+                parser.error("give the games once: --games GAME ... or --games-filter GAME ...")
+            only = args.games
+    return per_cell, only
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=prog("fruit_envs.benchmarks.benchmark"),
@@ -1493,8 +1518,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", default="standard", help="quick, standard or full (default: standard)")
     parser.add_argument(
         "--games",
+        nargs="+",
+        default=None,
+        metavar="GAME",
+        help="only these games (GAME or GAME:PLAYERS); one number instead is the games per cell (--games-per-cell)",
+    )
+    parser.add_argument(
+        "--games-per-cell",
         type=positive_int,
         default=None,
+        metavar="N",
         help="games per cell, rounded down to a multiple of the player count (default: the suite's)",
     )
     parser.add_argument(
@@ -1515,9 +1548,7 @@ def main(argv: list[str] | None = None) -> int:
         help="train a fresh PPO for STEPS decisions against the policy in every two-player game; report its win "
         "share (0: none)",
     )
-    parser.add_argument(
-        "--games-filter", nargs="+", default=None, metavar="GAME", help="only these games (GAME or GAME:PLAYERS)"
-    )
+    parser.add_argument("--games-filter", nargs="+", default=None, metavar="GAME", help="the same as --games GAME ...")
     parser.add_argument(
         "--references", nargs="+", default=None, help="only these references (the run then does not conform)"
     )
@@ -1540,6 +1571,7 @@ def main(argv: list[str] | None = None) -> int:
         "against greedy and ppo-baseline (--best-response STEPS to change it, 0 for none); then the index cards.md",
     )
     args = parser.parse_args(argv)
+    args.games_per_cell, args.games_filter = _games_arguments(parser, args)
     from fruit_envs.core.threads import limit_threads
 
     limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
@@ -1548,7 +1580,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.calibrate:
             if args.policy is not None:
                 raise BenchmarkError("--calibrate rates the protocol's references; give no POLICY with it")
-            result = calibrate(args.suite, args.games, args.games_filter, args.seed, not args.no_progress, protocol)
+            result = calibrate(args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol)
             if args.out is not None:
                 args.out.mkdir(parents=True, exist_ok=True)
                 (args.out / "calibration.json").write_text(json.dumps(result, indent=2, default=_json_default))
@@ -1574,7 +1606,7 @@ def main(argv: list[str] | None = None) -> int:
         report = evaluate(
             args.policy,
             suite=args.suite,
-            games=args.games,
+            games=args.games_per_cell,
             out=out,
             seed=args.seed,
             progress=not args.no_progress,

@@ -237,7 +237,7 @@ def test_policy_by_import_path_on_the_command_line(tmp_path, monkeypatch, capsys
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
-    args = ["my_policies:make", "--suite", "quick", "--games", "4", "--games-filter", f"{GAME}:2"]
+    args = ["my_policies:make", "--suite", "quick", "--games-per-cell", "4", "--games", f"{GAME}:2"]
     assert bm.main([*args, "--references", "random", "greedy", "--no-progress"]) == 0
     (out,) = (tmp_path / "results" / "benchmark").iterdir()
     assert out.name.startswith("my_policies_make_quick_")
@@ -391,6 +391,33 @@ def test_refusals_on_the_command_line_exit_2_and_write_nothing(tmp_path, monkeyp
         assert bm.main([*args, "--no-progress"]) == 2
         assert capsys.readouterr().err.startswith("error: ")
     assert not list(tmp_path.iterdir()), "nothing written"
+
+
+def test_games_on_the_command_line_name_games_or_count_them(monkeypatch, capsys):
+    """The issue's form `--games GAME ...` filters the games; one number is the games per cell (as
+    `--games-per-cell N`); `--games-filter` is the older spelling of the filter. A mix is refused."""
+    seen = []
+    monkeypatch.setattr(bm, "evaluate", lambda policy, **kw: seen.append((kw["games"], kw["only"])) or {"out": "x"})
+    monkeypatch.setattr(bm, "summary_table", lambda report: "")
+    monkeypatch.setattr(bm, "default_out", lambda *a: "unused")
+    for args, expected in (
+        (["--games", GAME, "fruit_picking:2"], (None, [GAME, "fruit_picking:2"])),
+        (["--games", "8"], (8, None)),
+        (["--games-per-cell", "8", "--games", GAME], (8, [GAME])),
+        (["--games-filter", GAME], (None, [GAME])),
+    ):
+        seen.clear()
+        assert bm.main(["greedy", *args, "--no-progress"]) == 0
+        assert seen == [expected], args
+    for args, message in (
+        (["--games", GAME, "8"], "game names (GAME or GAME:PLAYERS) or one number"),
+        (["--games", "8", "--games-per-cell", "4"], "give the games per cell once"),
+        (["--games", GAME, "--games-filter", GAME], "give the games once"),
+        (["--games", "0"], "must be a positive integer"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            bm.main(["greedy", *args, "--no-progress"])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err, args
 
 
 def test_a_missing_ppo_baseline_is_named_before_play(monkeypatch, tmp_path):
