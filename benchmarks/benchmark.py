@@ -1580,7 +1580,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.calibrate:
             if args.policy is not None:
                 raise BenchmarkError("--calibrate rates the protocol's references; give no POLICY with it")
-            result = calibrate(args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol)
+            result = calibrate(
+                args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol
+            )
             if args.out is not None:
                 args.out.mkdir(parents=True, exist_ok=True)
                 (args.out / "calibration.json").write_text(json.dumps(result, indent=2, default=_json_default))
