@@ -34,6 +34,11 @@ def compile_game(game: str) -> float:
         rules.observe(state, 0)
         actions = np.where(mask, gen.random(mask.shape), -1.0).argmax(axis=1)
         state, _ = rules.step(state, actions, ~state.done)
+        if hasattr(rules, "legal_masks"):
+            rules.legal_masks(state)
+    if hasattr(rules, "advance"):  # the AEC env's step: one game
+        one = rules.init(config, rng.keys_from_seed(0, 1))
+        rules.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))
     return time.perf_counter() - start
 
 

@@ -204,21 +204,43 @@ def check_game(
         }
         report.checks.append("terminated games paid their winners' outcome, truncated games nothing")
 
+    advance = getattr(rules, "advance", None)
     for i in range(singles):
         single = rules.init(config, keys[i : i + 1])
+        alone = single.copy()  # played by `rules.advance`, where the game has it
         for t, actions in enumerate(actions_log):
             if not single.equals(history[t].take(i)):
                 _fail(f"game {i} played alone differs from the batch at step {t}")
-            single, _ = rules.step(single, actions[i : i + 1])
+            live = not single.done[0]
+            single, rewards = rules.step(single, actions[i : i + 1])
+            if advance is not None and live:
+                _check_advance(rules, advance, alone, int(actions[i]), single, rewards[0], f"game {i} at step {t}")
         if not single.equals(history[-1].take(i)):
             _fail(f"game {i} played alone ends differently from the batch")
-    report.checks.append(f"batch of {num_games} equals {singles} games played alone")
+    report.checks.append(
+        f"batch of {num_games} equals {singles} games played alone"
+        + ("" if advance is None else ", and advance equals step, legal_mask and observe")
+    )
     if spec.hidden_information:
         report.checks.append("observations and masks unchanged when hidden information is re-dealt")
     if loss_games:
         report.checks.append(f"no loss: {loss_pairs} pairs of positions compared, none told apart by knowledge alone")
     report.checks.append("save/restore (bytes, npz, pickle) and describe/from_description continue identically")
     return report
+
+
+def _check_advance(rules, advance, alone, action: int, stepped, rewards, where: str) -> None:
+    """`rules.advance` (one game, in place) gives `step`'s state and rewards, every seat's mask and the
+    observation of the seat to move afterwards."""
+    got_rewards, masks, obs = advance(alone, action)
+    if not alone.equals(stepped) or not np.array_equal(got_rewards, rewards):
+        _fail(f"{where}: advance changed the game or paid rewards differently from step")
+    for seat in range(stepped.config.num_players):
+        if not np.array_equal(masks[seat], rules.legal_mask(stepped, seat)[0]):
+            _fail(f"{where}: advance's mask of seat {seat} differs from legal_mask")
+    mover = int(stepped.to_move[0])
+    if not np.array_equal(obs, rules.observe(stepped, mover)[0]):
+        _fail(f"{where}: advance's observation differs from observe of the seat to move ({mover})")
 
 
 def _check_hidden(rules, state, games: int, t: int, seed: int) -> None:

@@ -209,3 +209,25 @@ def test_check_game_catches_an_undeclared_truncation(monkeypatch):
     monkeypatch.setitem(fspec._REGISTRY, "fruit_picking", dataclasses.replace(spec, truncation=None))
     with pytest.raises(ConformanceError, match="declares no cap"):
         check_game("fruit_picking", 2, {"max_rounds": 3}, num_games=16, loss_games=0)
+
+
+@pytest.mark.parametrize("broken", ["mask", "observation"])
+def test_check_game_catches_an_advance_that_differs(monkeypatch, broken):
+    """`rules.advance` (step, mask and observation in one kernel call, the AEC env's step) must give what
+    `step`, `legal_mask` and `observe` give; one that drifts fails the check."""
+    rules = get_spec("juicy_fruits").rules
+    honest = rules.advance
+
+    def drifting(state, action):
+        rewards, masks, obs = honest(state, action)
+        if broken == "mask":
+            masks = masks.copy()
+            masks[:, rules.PASS] = ~masks[:, rules.PASS]
+        else:
+            obs = obs.copy()
+            obs[-1] += 1.0
+        return rewards, masks, obs
+
+    monkeypatch.setattr(rules, "advance", drifting)
+    with pytest.raises(ConformanceError, match=f"advance's {broken}"):
+        check_game("juicy_fruits", 2, num_games=4, loss_games=0)

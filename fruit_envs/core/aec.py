@@ -87,6 +87,11 @@ class _LegalMasks:
             self._every = list(every), list(every.astype(np.int8))  # one row (a view) per seat, kept
         return self._every
 
+    def known(self, masks: np.ndarray) -> None:
+        """Every seat's mask `(P, A)`, computed already (by `rules.advance`)."""
+        self._every = list(masks), list(masks.astype(np.int8))
+        self._all_at_once = True
+
     def __call__(self, seat: int) -> np.ndarray:
         if self._all_at_once:
             return self._every_seat()[0][seat]
@@ -141,6 +146,7 @@ class _SingleGame:
         self.spec = get_spec(game)
         self.config = self.spec.make_config(num_players, **options)
         self._masks_at_once = _all_masks_at_once(self.spec)
+        self._advance = getattr(self.spec.rules, "advance", None)  # step, mask and observation in one call
         _check_render_mode(render_mode)
         self.render_mode = render_mode
         if render_seat is not None and (
@@ -197,6 +203,7 @@ class _SingleGame:
         """A new position (a new state, or the same one stepped in place): cached masks and copies go."""
         self._state = state
         self._legal = _LegalMasks(self.spec, state, self._masks_at_once)
+        self._fresh: dict[int, np.ndarray] = {}  # observations `rules.advance` computed for this position
         self._snapshot = None
 
     def _mask(self, seat: int) -> np.ndarray:
@@ -282,7 +289,9 @@ class _SingleGame:
         return self.action_spaces[agent]
 
     def _obs(self, seat: int, mask: np.ndarray) -> dict | np.ndarray:
-        observation = self.rules.observe(self._state, seat)[0]
+        observation = self._fresh.pop(seat, None) if self._fresh else None  # handed out once, then computed
+        if observation is None:
+            observation = self.rules.observe(self._state, seat)[0]
         if not self.mask_in_observation:
             return observation
         return {"observation": observation, "action_mask": mask}
@@ -382,15 +391,26 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             self._was_dead_step(action)
             return
         a = validate.as_action(action, self.spec.num_actions, f"{self.spec.name}: action of {agent}")
-        seat = self._seats[agent]
-        mask = self._mask(seat)
+        mask = self._mask(self._seats[agent])
         if not mask[a]:
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
+        self._apply(agent, a)
+
+    def _apply(self, agent: str, a: int) -> None:
+        """Apply `agent`'s action `a`, checked legal, and move on to the next agent."""
         self._cumulative_rewards[agent] = 0.0
-        state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
-        self._set_state(state)
+        if self._advance is not None:
+            rewards, masks, observation = self._advance(self._state, a)  # in place
+            state = self._state
+            self._set_state(state)
+            self._legal.known(masks)
+            self._fresh[int(state.to_move[0])] = observation
+        else:
+            state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
+            self._set_state(state)
+            rewards = rewards[0]
         self._applied(a)
-        self.rewards = {name: float(rewards[0, k]) for k, name in enumerate(self.possible_agents)}
+        self.rewards = {name: float(rewards[k]) for k, name in enumerate(self.possible_agents)}
         if state.done[0]:
             trunc = bool(state.truncated[0])
             self.terminations = dict.fromkeys(self.agents, not trunc)
@@ -504,7 +524,7 @@ class _Guarded(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):
             return
         action = validate.as_action(action, raw.spec.num_actions, f"{raw.spec.name}: action of {agent}")
         if raw._mask(raw._seats[agent])[action]:
-            raw.step(action)
+            raw._apply(agent, action)  # checked here: the raw env's own checks would repeat these
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0

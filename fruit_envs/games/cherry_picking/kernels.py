@@ -258,3 +258,20 @@ def observe(seat, done, to_move, phase, set_index, hands, piles, plants, played,
             obs[g, phase_at + 1] = 1.0
         obs[g, set_at + min(set_index[g], SETS - 1)] = 1.0
         obs[g, tricks_at] = held / hand_size
+
+
+@njit
+def advance(
+    actions, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside, set_scores,
+    scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign, games, seats, masks, obs,
+):  # fmt: skip
+    """`step` of one live game, then every seat's mask (`games`, `seats`: every seat of it) and the
+    observation of the seat to move afterwards, in one call: what an env of one game needs after each
+    action (each kernel call first unpacks its arrays)."""
+    live = ~done
+    step(
+        actions, live, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
+        set_scores, scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign,
+    )  # fmt: skip
+    legal_mask(games, seats, phase, done, to_move, hands, played, masks)
+    observe(to_move.astype(np.int64), done, to_move, phase, set_index, hands, piles, plants, played, scores, hand, obs)

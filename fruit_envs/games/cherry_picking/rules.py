@@ -313,6 +313,34 @@ def step(
     return s, rewards
 
 
+def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game (batch of one) stepped in place by a legal `action`, then every seat: returns the rewards
+    `(P,)`, every seat's mask `(P, 60)` and the observation `(O,)` of the seat to move afterwards, equal
+    to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
+    s, cfg = state, state.config
+    p = cfg.num_players
+    rewards = np.zeros((1, p), dtype=np.float32)
+    ended = np.zeros(1, dtype=bool)
+    masks = np.zeros((p, NUM_ACTIONS), dtype=bool)
+    obs = np.zeros((1,) + observation_shape(cfg), dtype=np.float32)
+    deck, hand, pay_scores, *scoring = _advance_constants(cfg)
+    _kernels().advance(
+        np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index,
+        s.hands, s.piles, s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, deck, hand,
+        pay_scores, *scoring, masks, obs,
+    )  # fmt: skip
+    if cfg.reward == "terminal" and ended[0]:
+        rewards[0] = terminal_rewards(s.scores)[0]
+    return rewards[0], masks, obs[0]
+
+
+@cache
+def _advance_constants(config: Config) -> tuple:
+    """`kernels.advance`'s arguments that depend on the configuration alone, in its order."""
+    p = config.num_players
+    return (_deck(p), C.hand_size(p), config.reward == "score", *_score_args(config.same_sort_bonus), *every_seat(1, p))
+
+
 def terminal_rewards(scores: np.ndarray) -> np.ndarray:
     """+1 each player with the highest total, -1 each other, 0 all round when everyone ties."""
     return outcome_rewards(scores == scores.max(axis=1, keepdims=True))

@@ -1079,3 +1079,23 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
             for t in range(N_TOKENS):
                 obs[g, offsets[O_PILE] + t] = 1.0 if st[27][g, t] else 0.0
             _one_hot(obs, g, offsets[O_RIVAL], np.int64(rounds[g]) % ROWS, live)
+
+
+# -- one AEC step ----------------------------------------------------------------------------------
+
+
+@njit
+def advance(actions, st, rewards, ended, masks, obs, phase_actions, factory, solo, cap, per_row, pay_scores, offsets,
+            phase_size, steps) -> np.int64:  # fmt: skip
+    """`step` of one live game, then the mask of the seat to move afterwards (`masks (P, 66)`, False for
+    the others: turn-based) and its observation, in one call: what an env of one game needs after each
+    action (each kernel call first unpacks every state array). Returns what `step` returns; on an action
+    of the wrong kind nothing changes."""
+    live = ~st[0]
+    g = step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, per_row, pay_scores)
+    if g >= 0:
+        return g
+    seats = st[2][:1].astype(np.int64)
+    mask_one(st, 0, seats[0], masks[seats[0]], np.zeros(N_SLOTS, dtype=np.bool_))
+    observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs)
+    return -1
