@@ -382,3 +382,27 @@ def observe(
             own = np.int64(seeds[g, s, k + 1])
             if own > 0:
                 o[offsets[21] + N_POS * k + (k + 1 + own) % N_POS] = 1.0
+
+
+@njit
+def advance(
+    actions, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market, stack,
+    stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round, rewards, ended,
+    price_table, shows, umbrella, on_draw, on_place, market_operation, beginner, max_rounds, max_length, pay_scores,
+    max_under, offsets, masks, obs,
+):  # fmt: skip
+    """`step` of one live game, then the mask of the seat to move afterwards (`masks (P, 16)`, False for
+    the others: turn-based) and its observation, in one call: what an env of one game needs after each
+    action (each kernel call first unpacks its arrays)."""
+    step(
+        actions, ~done, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market,
+        stack, stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round, rewards,
+        ended, price_table, shows, umbrella, on_draw, on_place, market_operation, beginner, max_rounds, max_length,
+        pay_scores,
+    )  # fmt: skip
+    seat = to_move.astype(np.int64)
+    legal_mask(seat, done, to_move, phase, target, farm_order, seeds, market, price_table, masks[seat[0] : seat[0] + 1])
+    observe(
+        seat, done, to_move, phase, farm_order, seeds, storage, target, market, stack, stack_size, stack_knowers,
+        drawn, drawn_knowers, bought, rounds, last_round, price_table, max_rounds, max_under, offsets, obs,
+    )  # fmt: skip

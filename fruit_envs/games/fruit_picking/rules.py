@@ -338,6 +338,29 @@ def step(
     return s, rewards
 
 
+def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game (batch of one) stepped in place by a legal `action`: returns the rewards `(P,)`, every
+    seat's mask `(P, 16)` and the observation `(O,)` of the seat to move afterwards, equal to
+    `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
+    s, cfg = state, state.config
+    p = cfg.num_players
+    rewards = np.zeros((1, p), dtype=np.float32)
+    ended = np.zeros(1, dtype=bool)
+    masks = np.zeros((p, NUM_ACTIONS), dtype=bool)
+    obs = np.zeros((1, observation_shape(cfg)[0]), dtype=np.float32)
+    _kernels().advance(
+        np.array([action], dtype=np.int64), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
+        s.seeds, s.storage, s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers,
+        s.bought, s.rounds, s.turn_steps, s.last_round, rewards, ended, _price_table(cfg), _shows(cfg),
+        cfg.umbrella, cfg.umbrella_trigger == "drawn", cfg.umbrella_trigger == "placed", cfg.market_operation,
+        cfg.beginner, cfg.max_rounds, max_game_length(cfg), cfg.reward == "score", MAX_UNDER, _offsets(cfg), masks,
+        obs,
+    )  # fmt: skip
+    if cfg.reward == "terminal" and ended[0]:
+        rewards[0] = outcome_rewards(winners(s))[0]
+    return rewards[0], masks, obs[0]
+
+
 @cache
 def _shows(config: Config) -> np.ndarray:
     """`(10,)` bool per card code: drawn in a two-card draw, it shows itself to everyone (its umbrella fires)."""

@@ -504,3 +504,27 @@ def observe(
         for k in range(len(options)):
             o[offsets[13] + k] = options[k]
         _gains(g, s, done, card, layout, held, num_sets, set_size, set_bits, legal, o[offsets[14] :].reshape(-1, 3))
+
+
+@njit
+def advance(
+    actions, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play, kind_start, layout,
+    location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits, set_bonus, seen_most, seen_once,
+    committed, deck, deck_pos, shown, card, cards_won, rewards, ended, legal, pay_scores, rounds_to_win, box_hidden,
+    games, seats, masks, offsets, card_table, held_rows, set_rows, value_pos, value_neg, options, obs,
+):  # fmt: skip
+    """`step` of one live game, then every seat's mask (`games`, `seats`: every seat of it) and the
+    observation of the seat to move afterwards, in one call: what an env of one game needs after each
+    action (each kernel call first unpacks its arrays)."""
+    step(
+        actions, ~done, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play,
+        kind_start, layout, location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits, set_bonus,
+        seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, rewards, ended, legal,
+        pay_scores, rounds_to_win, box_hidden,
+    )  # fmt: skip
+    legal_mask(games, seats, done, committed, seat_phase, num_sets, up_count, set_size.shape[1], True, masks)
+    observe(
+        to_move.astype(np.int64), done, seat_phase, starter, layout, location, up_count, taken, held, num_sets,
+        set_size, set_bits, set_bonus, seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won,
+        legal, box_hidden, offsets, card_table, held_rows, set_rows, value_pos, value_neg, options, obs,
+    )  # fmt: skip

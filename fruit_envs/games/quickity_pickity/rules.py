@@ -488,6 +488,30 @@ def step(
     return s, rewards
 
 
+def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game (batch of one) stepped in place by a legal `action`, then every seat: returns the rewards
+    `(P,)`, every seat's mask `(P, 99)` and the observation `(O,)` of the seat to move afterwards, equal
+    to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
+    s, cfg = state, state.config
+    p = cfg.num_players
+    rewards = np.zeros((1, p), dtype=np.float32)
+    ended = np.zeros(1, dtype=bool)
+    masks = np.zeros((p, NUM_ACTIONS), dtype=bool)
+    obs = np.zeros((1, _layout(cfg)["gains"].stop), dtype=np.float32)
+    hidden = box_hidden(cfg)
+    _kernels().advance(
+        np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
+        s.round_index, s.starter, s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots,
+        s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
+        s.deck_pos, s.shown, s.card, s.cards_won, rewards, ended, _legal_table(cfg), cfg.reward == "score",
+        cfg.rounds_to_win, hidden, *every_seat(1, p), masks, _offsets(cfg), CARD_TABLE, HELD_ROWS,
+        SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG, OPTION_ROWS[(cfg.rounds_to_win, cfg.family, hidden)], obs,
+    )  # fmt: skip
+    if cfg.reward == "terminal" and ended[0]:
+        rewards[0] = terminal_rewards(s.cards_won)[0]
+    return rewards[0], masks, obs[0]
+
+
 def terminal_rewards(cards_won: np.ndarray) -> np.ndarray:
     """+1 each player holding the most cards (the game's winners), -1 each other, 0 all round if all tie."""
     return outcome_rewards(cards_won == cards_won.max(axis=1, keepdims=True))
