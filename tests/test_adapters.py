@@ -216,6 +216,38 @@ def test_same_seed_same_trajectory_single_env(game):
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
+@pytest.mark.parametrize("game", game_ids())
+def test_single_env_plays_the_same_through_the_one_game_path(game, monkeypatch):
+    """A batch of one steps through `rules.advance` (one kernel call per decision, opponents included);
+    without it (the batched path every vector env takes) the same seeds give the same games: observations,
+    masks, rewards, ends, outcomes and records, against a random and a greedy opponent, every player count."""
+    spec = get_spec(game)
+
+    def run(players, opponent):
+        records = []
+        env = gymnasium.make(spec.gym_id, num_players=players, opponent=opponent, record=records)
+        obs, info = env.reset(seed=3)
+        out = [obs, info["action_mask"]]
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, reward, term, trunc, info = env.step(action)
+            out += [obs, info["action_mask"], reward, term, trunc, info.get("outcome")]
+            if term or trunc:
+                obs, info = env.reset()
+                out += [obs, info["action_mask"]]
+        return out, [{k: v for k, v in r.to_dict().items() if k != "meta"} for r in records]  # meta: the time
+
+    for players in spec.player_counts:
+        for opponent in ("random", "greedy"):
+            fast = run(players, opponent)
+            with monkeypatch.context() as patch:
+                patch.delattr(spec.rules, "advance")
+                batched = run(players, opponent)
+            assert fast[1] and fast[1] == batched[1], (players, opponent)
+            assert all(np.array_equal(x, y) for x, y in zip(fast[0], batched[0], strict=True)), (players, opponent)
+
+
 def test_single_env_seat_and_illegal_modes():
     env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, seat=2, opponent="greedy")
     obs, info = env.reset(seed=0)

@@ -57,6 +57,11 @@ def _needs_observation(policy) -> bool:
     return bool(getattr(policy, "needs_observation", True))
 
 
+_ONE_GAME = np.ones(1, dtype=bool)  # the `applied` rows of a batch of one (read only)
+_ONE_GAME.setflags(write=False)
+_FIRST = np.zeros(1, dtype=np.int64)
+
+
 class _CallablePolicy:
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -291,13 +296,19 @@ class LearnerBatch:
             )
         reward = np.where(active, self.pending_reward, 0).astype(np.float32)
         self.pending_reward[active] = 0
-        safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
-        applied = legal & active
-        self.state, rewards = self.rules.step(self.state, safe_actions, applied, in_place=True)  # legal only
-        if self.recorder is not None:
-            self.recorder.log(safe_actions, applied)
-        reward += rewards[rows, self.seats]
-        reward += self._play_opponents()
+        after = None  # the learner's next observation and mask, where the one-game path gives them
+        if self.num_envs == 1 and legal[0] and active[0] and hasattr(self.rules, "advance"):
+            learner, opponents, after = self._advance_one(int(actions[0]))
+            reward += learner
+            reward += opponents
+        else:
+            safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
+            applied = legal & active
+            self.state, rewards = self.rules.step(self.state, safe_actions, applied, in_place=True)  # legal only
+            if self.recorder is not None:
+                self.recorder.log(safe_actions, applied)
+            reward += rewards[rows, self.seats]
+            reward += self._play_opponents()
         illegal = ~legal
         reward[illegal] = self.illegal_reward
         terminated = (self.state.done & ~self.state.truncated & active) | illegal
@@ -329,9 +340,47 @@ class LearnerBatch:
                 self.restart(games)
             else:
                 self.state.done[games] = True
-        out["obs"] = self.observe()
-        out["mask"] = self.action_masks()
+        out["obs"], out["mask"] = (self.observe(), self.action_masks()) if after is None else after
         return out
+
+    def _advance_one(self, action: int) -> tuple[np.float32, np.float32, tuple | None]:
+        """One game (`rules.advance`: a kernel call per decision, which also gives the next mover's mask and
+        observation): the learner's legal `action`, then opponents until the learner is to move or the game
+        ends, as `step` and `_play_opponents` do for a batch. Returns the learner's reward from its own action
+        and from the opponents' ones, and its next `(obs (1, O), mask (1, A))`, None when the game is over."""
+        state, seat = self.state, int(self.seats[0])
+        rewards, masks, obs = self.rules.advance(state, action)
+        if self.recorder is not None:
+            self.recorder.log(np.array([action]), _ONE_GAME)
+        learner, gained = rewards[seat], np.float32(0)
+        for _ in range(self.spec.max_game_length(self.config) + 1):
+            if state.done[0]:
+                return learner, gained, None
+            mover = int(state.to_move[0])
+            if mover == seat:
+                return learner, gained, (obs[None], masks[seat][None])
+            policy = self.opponents[self.opponent_of[0, mover]]
+            extra = {"state": state.take(_FIRST), "seats": np.array([mover])} if _needs_state(policy) else {}
+            chosen = validate.as_actions(
+                policy.act(obs[None] if _needs_observation(policy) else None, masks[mover][None], self._rng, **extra),
+                1,
+                self.spec.num_actions,
+                f"actions of opponent policy {frecord.agent_label(policy)}",
+            )
+            a = int(chosen[0])
+            if not masks[mover, a]:
+                raise IllegalActionError(
+                    a,
+                    np.flatnonzero(masks[mover]),
+                    self._phase_name(0),
+                    player=f"opponent policy {policy!r}",
+                    game=self.spec.name,
+                )
+            rewards, masks, obs = self.rules.advance(state, a)
+            if self.recorder is not None:
+                self.recorder.log(chosen, _ONE_GAME)
+            gained += rewards[seat]
+        raise RuntimeError("opponents kept moving beyond the declared maximum game length")
 
     def _outcome(self, games: np.ndarray, illegal: np.ndarray) -> np.ndarray:
         """+1 win, 0 draw or truncated (no outcome), -1 loss of each finished learner (an illegal move

@@ -994,6 +994,7 @@ __all__ = [
     "State",
     "acting",
     "action_to_string",
+    "advance",
     "describe",
     "field_bounds",
     "final_scores",

@@ -31,6 +31,7 @@ from fruit_envs.games.juicy_fruits.rules import (  # noqa: F401  (the rules cont
     JuicyFruitsSoloConfig,
     acting,
     action_to_string,
+    advance,
     describe,
     field_bounds,
     final_scores,
