@@ -223,9 +223,9 @@ def test_single_env_plays_the_same_through_the_one_game_path(game, monkeypatch):
     masks, rewards, ends, outcomes and records, against a random and a greedy opponent, every player count."""
     spec = get_spec(game)
 
-    def run(players, opponent):
+    def run(players, opponent, **options):
         records = []
-        env = gymnasium.make(spec.gym_id, num_players=players, opponent=opponent, record=records)
+        env = gymnasium.make(spec.gym_id, num_players=players, opponent=opponent, record=records, **options)
         obs, info = env.reset(seed=3)
         out = [obs, info["action_mask"]]
         rng = np.random.default_rng(0)
@@ -238,14 +238,15 @@ def test_single_env_plays_the_same_through_the_one_game_path(game, monkeypatch):
                 out += [obs, info["action_mask"]]
         return out, [{k: v for k, v in r.to_dict().items() if k != "meta"} for r in records]  # meta: the time
 
-    for players in spec.player_counts:
-        for opponent in ("random", "greedy"):
-            fast = run(players, opponent)
-            with monkeypatch.context() as patch:
-                patch.delattr(spec.rules, "advance")
-                batched = run(players, opponent)
-            assert fast[1] and fast[1] == batched[1], (players, opponent)
-            assert all(np.array_equal(x, y) for x, y in zip(fast[0], batched[0], strict=True)), (players, opponent)
+    cases = [(players, opponent, {}) for players in spec.player_counts for opponent in ("random", "greedy")]
+    cases.append((spec.player_counts[0], "greedy", {"reward": "score"}))  # rewards on every step
+    for players, opponent, options in cases:
+        fast = run(players, opponent, **options)
+        with monkeypatch.context() as patch:
+            patch.delattr(spec.rules, "advance")
+            batched = run(players, opponent, **options)
+        assert fast[1] and fast[1] == batched[1], (players, opponent, options)
+        assert all(np.array_equal(x, y) for x, y in zip(fast[0], batched[0], strict=True)), (players, opponent, options)
 
 
 def test_single_env_seat_and_illegal_modes():

@@ -279,6 +279,10 @@ class LearnerBatch:
         `active`: `(N,)` bool, the games that take their action (default all); the others are left as
         they are, their action ignored, with reward 0 and neither terminated nor truncated."""
         self.require_reset("step()")
+        if self.num_envs == 1 and active is None and hasattr(self.rules, "advance"):
+            out = self._step_one(actions)
+            if out is not None:
+                return out
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         if (self.state.done & active).any():
             raise RuntimeError("the episode is over; call reset() before step()")
@@ -296,19 +300,13 @@ class LearnerBatch:
             )
         reward = np.where(active, self.pending_reward, 0).astype(np.float32)
         self.pending_reward[active] = 0
-        after = None  # the learner's next observation and mask, where the one-game path gives them
-        if self.num_envs == 1 and legal[0] and active[0] and hasattr(self.rules, "advance"):
-            learner, opponents, after = self._advance_one(int(actions[0]))
-            reward += learner
-            reward += opponents
-        else:
-            safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
-            applied = legal & active
-            self.state, rewards = self.rules.step(self.state, safe_actions, applied, in_place=True)  # legal only
-            if self.recorder is not None:
-                self.recorder.log(safe_actions, applied)
-            reward += rewards[rows, self.seats]
-            reward += self._play_opponents()
+        safe_actions = np.where(legal, actions, np.argmax(masks, axis=1))
+        applied = legal & active
+        self.state, rewards = self.rules.step(self.state, safe_actions, applied, in_place=True)  # legal only
+        if self.recorder is not None:
+            self.recorder.log(safe_actions, applied)
+        reward += rewards[rows, self.seats]
+        reward += self._play_opponents()
         illegal = ~legal
         reward[illegal] = self.illegal_reward
         terminated = (self.state.done & ~self.state.truncated & active) | illegal
@@ -327,20 +325,61 @@ class LearnerBatch:
             "final_scores": None,
         }
         if finished.any():
-            games = np.flatnonzero(finished)
-            out["final_obs"] = self.rules.observe(self.state.take(games), self.seats[games])
-            out["final_seats"] = self.seats[games].copy()
-            out["final_outcome"] = self._outcome(games, illegal[games])
-            if self.recorder is not None:
-                offenders = {
-                    int(g): {"seats": [int(self.seats[g])], "actions": [int(actions[g])]} for g in games[illegal[games]]
-                }
-                self.recorder.finish(games, self.state, offenders)
-            if self.autoreset:
-                self.restart(games)
-            else:
-                self.state.done[games] = True
-        out["obs"], out["mask"] = (self.observe(), self.action_masks()) if after is None else after
+            self._close(out, np.flatnonzero(finished), illegal, actions)
+        out["obs"] = self.observe()
+        out["mask"] = self.action_masks()
+        return out
+
+    def _close(self, out: dict, games: np.ndarray, illegal: np.ndarray, actions: np.ndarray) -> None:
+        """The games `games` just ended: their final observations, outcomes and records into `out`, then
+        a new game there (autoreset) or the game left over."""
+        out["final_obs"] = self.rules.observe(self.state.take(games), self.seats[games])
+        out["final_seats"] = self.seats[games].copy()
+        out["final_outcome"] = self._outcome(games, illegal[games])
+        if self.recorder is not None:
+            offenders = {
+                int(g): {"seats": [int(self.seats[g])], "actions": [int(actions[g])]} for g in games[illegal[games]]
+            }
+            self.recorder.finish(games, self.state, offenders)
+        if self.autoreset:
+            self.restart(games)
+        else:
+            self.state.done[games] = True
+
+    def _step_one(self, actions) -> dict[str, np.ndarray] | None:
+        """`step` for a batch of one game through `rules.advance`, with its numbers as scalars: the same
+        result as the batched code below, which takes over (None, nothing changed) where the game is over
+        or the action is illegal."""
+        if self.state.done[0]:
+            return None
+        action = validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions")
+        if not self.rules.legal_mask(self.state, int(self.seats[0]))[0, action[0]]:
+            return None
+        reward = np.array([self.pending_reward[0]], dtype=np.float32)
+        self.pending_reward[0] = 0
+        learner, opponents, after = self._advance_one(int(action[0]))
+        reward += learner
+        reward += opponents
+        trunc = bool(self.state.truncated[0])
+        finished = np.array([bool(self.state.done[0])])
+        self.episode_length += 1
+        self.episode_return += reward
+        out = {
+            "reward": reward,
+            "terminated": finished & (not trunc),
+            "truncated": finished & trunc,
+            "illegal": np.zeros(1, dtype=bool),
+            "final_obs": None,
+            "episode_return": self.episode_return[finished].copy(),
+            "episode_length": self.episode_length[finished].copy(),
+            "final_scores": None,
+        }
+        if after is None:
+            self._close(out, _FIRST, out["illegal"], action)
+            out["obs"] = self.observe()
+            out["mask"] = self.action_masks()
+        else:
+            out["obs"], out["mask"] = after
         return out
 
     def _advance_one(self, action: int) -> tuple[np.float32, np.float32, tuple | None]:
