@@ -348,6 +348,12 @@ print("outcome", info["outcome"], "version", fruit_envs.__version__)
     assert config["versions"]["fruit_envs"] == fruit_envs.__version__
     assert (run / "model.zip").is_file() and (run / "summary.json").is_file()
 
+    # issue 32: the benchmark from the wheel (a slice of the quick suite), its three report files
+    bench = ["fruit-envs-benchmark", "greedy", "--suite", "quick", "--games", "cherry_picking"]
+    bench += ["--games-per-cell", "2", "--references", "random", "ppo-baseline", "--no-progress"]
+    assert "aggregate normalised score" in wheel_venv.run(*bench, "--out", "bench").stdout
+    assert sorted(p.name for p in (wheel_venv.work / "bench").iterdir()) == ["report.json", "report.md", "report.png"]
+
     refused = wheel_venv.run("fruit-envs-throughput", "--update-readme", expect=2)
     assert "README of a source checkout" in refused.stderr
 
