@@ -279,8 +279,8 @@ class LearnerBatch:
         `active`: `(N,)` bool, the games that take their action (default all); the others are left as
         they are, their action ignored, with reward 0 and neither terminated nor truncated."""
         self.require_reset("step()")
-        if self.num_envs == 1 and active is None and hasattr(self.rules, "advance"):
-            out = self._step_one(actions)
+        if self.num_envs == 1 and active is None and hasattr(self.rules, "advance") and not self.state.done[0]:
+            out = self._step_one(validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions"))
             if out is not None:
                 return out
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
@@ -346,14 +346,17 @@ class LearnerBatch:
         else:
             self.state.done[games] = True
 
-    def _step_one(self, actions) -> dict[str, np.ndarray] | None:
+    def step_action(self, action: int) -> dict[str, np.ndarray]:
+        """`step` of a batch of one game with an action already checked to be an int in range."""
+        self.require_reset("step()")
+        out = self._step_one(np.array([action])) if hasattr(self.rules, "advance") else None
+        return self.step(np.array([action])) if out is None else out
+
+    def _step_one(self, action: np.ndarray) -> dict[str, np.ndarray] | None:
         """`step` for a batch of one game through `rules.advance`, with its numbers as scalars: the same
         result as the batched code below, which takes over (None, nothing changed) where the game is over
-        or the action is illegal."""
-        if self.state.done[0]:
-            return None
-        action = validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions")
-        if not self.rules.legal_mask(self.state, int(self.seats[0]))[0, action[0]]:
+        or the action `(1,)` is illegal."""
+        if self.state.done[0] or not self.rules.legal_mask(self.state, int(self.seats[0]))[0, action[0]]:
             return None
         reward = np.array([self.pending_reward[0]], dtype=np.float32)
         self.pending_reward[0] = 0

@@ -120,7 +120,7 @@ class FruitEnv(gymnasium.Env):
     def step(self, action):
         self._batch.require_reset("step()")
         action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
-        out = self._batch.step(np.array([action]))
+        out = self._batch.step_action(action)
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
         info = {"action_mask": out["mask"][0], "seat": self.seat}
         if terminated or truncated:

@@ -547,21 +547,37 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     seat's mask `(P, 66)` and the observation `(O,)` of the seat to move afterwards, equal to
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     cfg = state.config
-    size, offsets, phases = _observation_plan(cfg)
+    size, factory, solo, per_row, pay_scores, offsets, phases, steps = _advance_constants(cfg)
     rewards = np.zeros((1, cfg.num_players), dtype=np.float32)
     ended = np.zeros(1, dtype=bool)
     masks = np.zeros((cfg.num_players, NUM_ACTIONS), dtype=bool)
     obs = np.zeros((1, size), dtype=np.float32)
-    actions = np.full(1, action, dtype=np.int64)
+    actions = np.array([action], dtype=np.int64)
     wrong_kind = _kernels().advance(
-        actions, _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, has_factory(cfg), is_solo(cfg),
-        round_cap(cfg), tokens_per_row(cfg), cfg.reward == "score", offsets, phases, license_steps(cfg),
+        actions, _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo, round_cap(cfg), per_row,
+        pay_scores, offsets, phases, steps,
     )  # fmt: skip
     if wrong_kind >= 0:
         step(state, actions)  # raises step's error; nothing changed
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = outcome_rewards(winners(state))[0]
     return rewards[0], masks, obs[0]
+
+
+@cache
+def _advance_constants(config: Config) -> tuple:
+    """`advance`'s arguments fixed by the configuration (the round cap is read at each call, as `step` does)."""
+    size, offsets, phases = _observation_plan(config)
+    return (
+        size,
+        has_factory(config),
+        is_solo(config),
+        tokens_per_row(config),
+        config.reward == "score",
+        offsets,
+        phases,
+        license_steps(config),
+    )
 
 
 def frozen(s: State, g: np.ndarray) -> np.ndarray:
