@@ -145,8 +145,8 @@ def test_retrain_trains_a_recipe_and_exports_half_precision_weights(tmp_path, ca
 
 
 def test_retrain_runs_the_expert_stage_a_shipped_baseline_came_from(tmp_path):
-    """Issue 34: a baseline exported from `expert/<recipe>` is retrained as it was made: its recipe, then
-    the expert stage from that result; any other baseline by its recipe alone."""
+    """Issue 34: a baseline exported from a second stage (`expert/<recipe>`, `finetune/<recipe>`) is
+    retrained as it was made: its recipe, then that stage from the result; any other by its recipe alone."""
     from fruit_envs.training import baselines
 
     out = tmp_path / "baselines"
@@ -157,9 +157,13 @@ def test_retrain_runs_the_expert_stage_a_shipped_baseline_came_from(tmp_path):
     assert baselines.stage_of("cherry_picking", 3, out) is None  # no stage for 3 players
     (out / "cherry_picking_2p.json").write_text(json.dumps({"recipe": "cherry_picking"}))
     assert baselines.stage_of("cherry_picking", 2, out) is None
+    (out / "juicy_fruits_2p.json").write_text(json.dumps({"recipe": "finetune/juicy_fruits"}))
+    assert baselines.stage_of("juicy_fruits", 2, out) == "finetune/juicy_fruits"  # any stage recipe
+    (out / "juicy_fruits_2p.json").write_text(json.dumps({"recipe": "finetune/cherry_picking"}))
+    assert baselines.stage_of("juicy_fruits", 2, out) is None  # another game's stage
     shipped = {(m["game"], m["num_players"]): m for m in shipped_baselines()}
     for (game, _), m in shipped.items():
-        if str(m["recipe"]).startswith("expert/"):
+        if "/" in str(m["recipe"]):  # a second stage, started from the baseline its game's recipe made
             assert m["started_from"]["policy"] == "ppo-baseline" and m["started_from"]["recipe"] == game, game
 
 

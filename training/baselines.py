@@ -109,14 +109,17 @@ def starting_point(init_policy: str | None, previous: Path) -> dict | None:
 
 
 def stage_of(name: str, num_players: int, out: Path) -> str | None:
-    """The second-stage recipe (`expert/<name>`) that the baseline in `out` for this count came from, if any:
-    `retrain` then runs it after the recipe itself, from the baseline just exported."""
+    """The second-stage recipe (`<stage>/<name>`: `expert/<name>`, `finetune/<name>`) that the baseline in
+    `out` for this count came from, if any: `retrain` then runs it after the recipe itself, from the
+    baseline just exported."""
     from fruit_envs.training import train_ppo
 
     game = train_ppo.load_recipe(name, num_players).game
     shipped = out / f"{game}_{num_players}p.json"
-    stage = f"expert/{name}"
-    if not shipped.is_file() or json.loads(shipped.read_text()).get("recipe") != stage:
+    if not shipped.is_file():
+        return None
+    stage = json.loads(shipped.read_text()).get("recipe")
+    if not isinstance(stage, str) or stage.count("/") != 1 or not stage.endswith(f"/{name}"):
         return None
     return stage if stage in train_ppo.recipe_names() and num_players in train_ppo.recipe_player_counts(stage) else None
 
@@ -138,7 +141,7 @@ def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[in
             args.runs_dir = runs_dir
             if recipe == stage:
                 args.init_policy = str(out / f"{args.game}_{n}p.zip")
-                if out.resolve() != BASELINES.resolve():  # the teacher, search:guided, reads the shipped network
+                if stage.startswith("expert/") and out.resolve() != BASELINES.resolve():  # search:guided reads it
                     print(f"note: {stage} imitates search guided by the baseline in {BASELINES}", file=sys.stderr)
             print(f"training {recipe}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
             summary = train_ppo.train(args)
