@@ -111,6 +111,17 @@ def seat_array(state: BatchState, player) -> np.ndarray:
     return seat
 
 
+def advance_buffers(num_players: int, num_actions: int, obs_size: int) -> tuple[np.ndarray, ...]:
+    """Zeroed outputs of a game's `advance` kernel for one game: rewards `(1, P)` float32, ended `(1,)`
+    bool, every seat's mask `(P, A)` bool and the observation `(1, O)` float32."""
+    return (
+        np.zeros((1, num_players), dtype=np.float32),
+        np.zeros(1, dtype=bool),
+        np.zeros((num_players, num_actions), dtype=bool),
+        np.zeros((1, obs_size), dtype=np.float32),
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def game_rows(n: int) -> np.ndarray:
     """`(n,)` int64 `0..n-1`: the game of each row, for kernels that take one (shared, never written)."""

@@ -25,7 +25,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, seat_array
+from fruit_envs.core.state import BatchState, advance_buffers, seat_array
 from fruit_envs.games.fruit_picking import components as C
 
 PLANT_BASE, REFILL, WATER, BUY_BASE = 0, 6, 7, 8
@@ -344,10 +344,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
     p = cfg.num_players
-    rewards = np.zeros((1, p), dtype=np.float32)
-    ended = np.zeros(1, dtype=bool)
-    masks = np.zeros((p, NUM_ACTIONS), dtype=bool)
-    obs = np.zeros((1, observation_shape(cfg)[0]), dtype=np.float32)
+    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, observation_shape(cfg)[0])
     _kernels().advance(
         np.array([action], dtype=np.int64), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
         s.seeds, s.storage, s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers,

@@ -30,7 +30,7 @@ import numpy as np
 
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, seat_array
+from fruit_envs.core.state import BatchState, advance_buffers, seat_array
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 
@@ -548,10 +548,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     cfg = state.config
     size, factory, solo, per_row, pay_scores, offsets, phases, steps = _advance_constants(cfg)
-    rewards = np.zeros((1, cfg.num_players), dtype=np.float32)
-    ended = np.zeros(1, dtype=bool)
-    masks = np.zeros((cfg.num_players, NUM_ACTIONS), dtype=bool)
-    obs = np.zeros((1, size), dtype=np.float32)
+    rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     actions = np.array([action], dtype=np.int64)
     wrong_kind = _kernels().advance(
         actions, _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo, round_cap(cfg), per_row,

@@ -47,7 +47,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, every_seat, game_rows, seat_array
+from fruit_envs.core.state import BatchState, advance_buffers, every_seat, game_rows, seat_array
 from fruit_envs.games.quickity_pickity import components as C
 
 MAX_PLAYERS = 5
@@ -494,10 +494,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
     p = cfg.num_players
-    rewards = np.zeros((1, p), dtype=np.float32)
-    ended = np.zeros(1, dtype=bool)
-    masks = np.zeros((p, NUM_ACTIONS), dtype=bool)
-    obs = np.zeros((1, _layout(cfg)["gains"].stop), dtype=np.float32)
+    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, _layout(cfg)["gains"].stop)
     hidden = box_hidden(cfg)
     _kernels().advance(
         np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
