@@ -87,10 +87,13 @@ class _LegalMasks:
             self._every = list(every), list(every.astype(np.int8))  # one row (a view) per seat, kept
         return self._every
 
-    def known(self, masks: np.ndarray) -> None:
-        """Every seat's mask `(P, A)`, computed already (by `rules.advance`)."""
-        self._every = list(masks), list(masks.astype(np.int8))
-        self._all_at_once = True
+    @classmethod
+    def known(cls, spec: GameSpec, state, masks: np.ndarray) -> _LegalMasks:
+        """Every seat's mask `(P, A)` in `state`, computed already (by `rules.advance`)."""
+        legal = cls.__new__(cls)  # nothing left to compute: no caches
+        legal.spec, legal.state, legal._all_at_once = spec, state, True
+        legal._every = list(masks), list(masks.astype(np.int8))
+        return legal
 
     def __call__(self, seat: int) -> np.ndarray:
         if self._all_at_once:
@@ -390,8 +393,11 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = validate.as_action(action, self.spec.num_actions, f"{self.spec.name}: action of {agent}")
-        mask = self._mask(self._seats[agent])
+        if type(action) is int and 0 <= action < self.spec.num_actions:  # the common case, checked cheaply
+            a = action
+        else:
+            a = validate.as_action(action, self.spec.num_actions, f"{self.spec.name}: action of {agent}")
+        mask = self._legal(self._seats[agent])
         if not mask[a]:
             raise IllegalActionError(action, np.flatnonzero(mask), _phase(self), player=agent, game=self.spec.name)
         self._apply(agent, a)
@@ -401,16 +407,16 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if self._advance is not None:
             rewards, masks, observation = self._advance(self._state, a)  # in place
-            state = self._state
-            self._set_state(state)
-            self._legal.known(masks)
-            self._fresh[int(state.to_move[0])] = observation
+            state = self._state  # `_set_state` by hand: this position's masks and observation are known
+            self._legal = _LegalMasks.known(self.spec, state, masks)
+            self._fresh = {int(state.to_move[0]): observation}
+            self._snapshot = None
         else:
             state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
             self._set_state(state)
             rewards = rewards[0]
         self._applied(a)
-        self.rewards = {name: float(rewards[k]) for k, name in enumerate(self.possible_agents)}
+        self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
         if state.done[0]:
             trunc = bool(state.truncated[0])
             self.terminations = dict.fromkeys(self.agents, not trunc)

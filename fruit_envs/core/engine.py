@@ -62,6 +62,20 @@ _ONE_GAME.setflags(write=False)
 _FIRST = np.zeros(1, dtype=np.int64)
 
 
+def _one_action(chosen, num_actions: int, policy) -> int:
+    """An opponent's action in a batch of one, checked as `validate.as_actions` checks it (cheaply when it
+    is what agents return: an int64 array of shape (1,) in range)."""
+    if (
+        type(chosen) is np.ndarray
+        and chosen.shape == (1,)
+        and chosen.dtype == np.int64
+        and 0 <= chosen[0] < num_actions
+    ):
+        return int(chosen[0])
+    where = f"actions of opponent policy {frecord.agent_label(policy)}"
+    return int(validate.as_actions(chosen, 1, num_actions, where)[0])
+
+
 class _CallablePolicy:
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -112,6 +126,7 @@ class LearnerBatch:
         self.pending_reward = np.zeros(n, dtype=np.float32)
         self.episode_return = np.zeros(n, dtype=np.float64)
         self.episode_length = np.zeros(n, dtype=np.int64)
+        self._learner_mask: tuple | None = None  # batch of one: (state, step count, mask) of the learner's turn
         self.recorder: frecord.BatchRecorder | None = None
         self.set_record(record, record_source)
 
@@ -186,6 +201,7 @@ class LearnerBatch:
         if self.state is None:
             self.reset()
         self.state = state.copy()
+        self._learner_mask = None
         self.pending_reward[:] = 0
         self.episode_return[:] = 0
         self.episode_length[:] = 0
@@ -195,6 +211,7 @@ class LearnerBatch:
         return self.observe(), self.action_masks()
 
     def _start_games(self, games: np.ndarray) -> None:
+        self._learner_mask = None
         self._episode_keys[games], keys = frng.split(self._episode_keys[games])
         fresh = self.rules.init(self.config, keys)
         if self.state is None:
@@ -223,7 +240,17 @@ class LearnerBatch:
     def action_masks(self) -> np.ndarray:
         """`(N, A)` bool: legal actions of the learner in the observation just returned."""
         self.require_reset("action_masks()")
-        return self.rules.legal_mask(self.state, self.seats)
+        masks = self.rules.legal_mask(self.state, self.seats)
+        if self.num_envs == 1:
+            self._learner_mask = (self.state, int(self.state.step_count[0]), masks[0].copy())
+        return masks
+
+    def _mask_one(self) -> np.ndarray:
+        """`(A,)` bool: the learner's legal actions in a batch of one, as last computed for this position."""
+        known = self._learner_mask
+        if known is not None and known[0] is self.state and known[1] == self.state.step_count[0]:
+            return known[2]
+        return self.rules.legal_mask(self.state, int(self.seats[0]))[0]
 
     def _play_opponents(self) -> np.ndarray:
         """Let opponents move until every game waits for its learner; returns learner rewards."""
@@ -283,6 +310,7 @@ class LearnerBatch:
             out = self._step_one(validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions"))
             if out is not None:
                 return out
+        self._learner_mask = None
         active = np.ones(self.num_envs, dtype=bool) if active is None else active
         if (self.state.done & active).any():
             raise RuntimeError("the episode is over; call reset() before step()")
@@ -356,25 +384,23 @@ class LearnerBatch:
         """`step` for a batch of one game through `rules.advance`, with its numbers as scalars: the same
         result as the batched code below, which takes over (None, nothing changed) where the game is over
         or the action `(1,)` is illegal."""
-        if self.state.done[0] or not self.rules.legal_mask(self.state, int(self.seats[0]))[0, action[0]]:
+        if self.state.done[0] or not self._mask_one()[action[0]]:
             return None
-        reward = np.array([self.pending_reward[0]], dtype=np.float32)
+        pending = self.pending_reward[0]
         self.pending_reward[0] = 0
         learner, opponents, after = self._advance_one(int(action[0]))
-        reward += learner
-        reward += opponents
-        trunc = bool(self.state.truncated[0])
-        finished = np.array([bool(self.state.done[0])])
-        self.episode_length += 1
-        self.episode_return += reward
+        reward = np.array([pending + learner + opponents], dtype=np.float32)  # float32 sums, in step's order
+        done, trunc = bool(self.state.done[0]), bool(self.state.truncated[0])
+        self.episode_length[0] += 1
+        self.episode_return[0] += reward[0]
         out = {
             "reward": reward,
-            "terminated": finished & (not trunc),
-            "truncated": finished & trunc,
+            "terminated": np.array([done and not trunc]),
+            "truncated": np.array([done and trunc]),
             "illegal": np.zeros(1, dtype=bool),
             "final_obs": None,
-            "episode_return": self.episode_return[finished].copy(),
-            "episode_length": self.episode_length[finished].copy(),
+            "episode_return": self.episode_return[: int(done)].copy(),
+            "episode_length": self.episode_length[: int(done)].copy(),
             "final_scores": None,
         }
         if after is None:
@@ -382,14 +408,16 @@ class LearnerBatch:
             out["obs"] = self.observe()
             out["mask"] = self.action_masks()
         else:
-            out["obs"], out["mask"] = after
+            obs, mask = after
+            self._learner_mask = (self.state, int(self.state.step_count[0]), mask.copy())
+            out["obs"], out["mask"] = obs[None], mask[None]
         return out
 
     def _advance_one(self, action: int) -> tuple[np.float32, np.float32, tuple | None]:
         """One game (`rules.advance`: a kernel call per decision, which also gives the next mover's mask and
         observation): the learner's legal `action`, then opponents until the learner is to move or the game
         ends, as `step` and `_play_opponents` do for a batch. Returns the learner's reward from its own action
-        and from the opponents' ones, and its next `(obs (1, O), mask (1, A))`, None when the game is over."""
+        and from the opponents' ones, and its next `(obs (O,), mask (A,))`, None when the game is over."""
         state, seat = self.state, int(self.seats[0])
         rewards, masks, obs = self.rules.advance(state, action)
         if self.recorder is not None:
@@ -400,16 +428,13 @@ class LearnerBatch:
                 return learner, gained, None
             mover = int(state.to_move[0])
             if mover == seat:
-                return learner, gained, (obs[None], masks[seat][None])
+                return learner, gained, (obs, masks[seat])
             policy = self.opponents[self.opponent_of[0, mover]]
             extra = {"state": state.take(_FIRST), "seats": np.array([mover])} if _needs_state(policy) else {}
-            chosen = validate.as_actions(
-                policy.act(obs[None] if _needs_observation(policy) else None, masks[mover][None], self._rng, **extra),
-                1,
-                self.spec.num_actions,
-                f"actions of opponent policy {frecord.agent_label(policy)}",
+            chosen = policy.act(
+                obs[None] if _needs_observation(policy) else None, masks[mover][None], self._rng, **extra
             )
-            a = int(chosen[0])
+            a = _one_action(chosen, self.spec.num_actions, policy)
             if not masks[mover, a]:
                 raise IllegalActionError(
                     a,
@@ -420,7 +445,7 @@ class LearnerBatch:
                 )
             rewards, masks, obs = self.rules.advance(state, a)
             if self.recorder is not None:
-                self.recorder.log(chosen, _ONE_GAME)
+                self.recorder.log(np.array([a]), _ONE_GAME)
             gained += rewards[seat]
         raise RuntimeError("opponents kept moving beyond the declared maximum game length")
 

@@ -318,9 +318,8 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `(P,)`, every seat's mask `(P, 60)` and the observation `(O,)` of the seat to move afterwards, equal
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
-    p = cfg.num_players
-    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, observation_shape(cfg)[0])
-    deck, hand, pay_scores, *scoring = _advance_constants(cfg)
+    size, deck, hand, pay_scores, *scoring = _advance_constants(cfg)
+    rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
         np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index,
         s.hands, s.piles, s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, deck, hand,
@@ -333,9 +332,18 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 @cache
 def _advance_constants(config: Config) -> tuple:
-    """`kernels.advance`'s arguments that depend on the configuration alone, in its order."""
+    """The observation's size, then `kernels.advance`'s arguments that depend on the configuration alone,
+    in its order (one cached lookup per call: `advance` is the one-game hot path)."""
     p = config.num_players
-    return (_deck(p), C.hand_size(p), config.reward == "score", *_score_args(config.same_sort_bonus), *every_seat(1, p))
+    scoring = _score_args(config.same_sort_bonus)
+    return (
+        observation_shape(config)[0],
+        _deck(p),
+        C.hand_size(p),
+        config.reward == "score",
+        *scoring,
+        *every_seat(1, p),
+    )
 
 
 def terminal_rewards(scores: np.ndarray) -> np.ndarray:

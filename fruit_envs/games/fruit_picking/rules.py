@@ -343,19 +343,28 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     seat's mask `(P, 16)` and the observation `(O,)` of the seat to move afterwards, equal to
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
-    p = cfg.num_players
-    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, observation_shape(cfg)[0])
+    size, *fixed, offsets = _advance_constants(cfg)
+    rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
         np.array([action], dtype=np.int64), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
         s.seeds, s.storage, s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers,
-        s.bought, s.rounds, s.turn_steps, s.last_round, rewards, ended, _price_table(cfg), _shows(cfg),
-        cfg.umbrella, cfg.umbrella_trigger == "drawn", cfg.umbrella_trigger == "placed", cfg.market_operation,
-        cfg.beginner, cfg.max_rounds, max_game_length(cfg), cfg.reward == "score", MAX_UNDER, _offsets(cfg), masks,
-        obs,
+        s.bought, s.rounds, s.turn_steps, s.last_round, rewards, ended, *fixed, offsets, masks, obs,
     )  # fmt: skip
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = outcome_rewards(winners(s))[0]
     return rewards[0], masks, obs[0]
+
+
+@cache
+def _advance_constants(config: Config) -> tuple:
+    """The observation's size, then `kernels.advance`'s arguments that depend on the configuration alone,
+    in its order (one cached lookup per call: `advance` is the one-game hot path)."""
+    cfg = config
+    return (
+        observation_shape(cfg)[0], _price_table(cfg), _shows(cfg), cfg.umbrella, cfg.umbrella_trigger == "drawn",
+        cfg.umbrella_trigger == "placed", cfg.market_operation, cfg.beginner, cfg.max_rounds, max_game_length(cfg),
+        cfg.reward == "score", MAX_UNDER, _offsets(cfg),
+    )  # fmt: skip
 
 
 @cache

@@ -493,20 +493,30 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `(P,)`, every seat's mask `(P, 99)` and the observation `(O,)` of the seat to move afterwards, equal
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
-    p = cfg.num_players
-    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, _layout(cfg)["gains"].stop)
-    hidden = box_hidden(cfg)
+    size, fixed, tables = _advance_constants(cfg)
+    rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
         np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
         s.round_index, s.starter, s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots,
         s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
-        s.deck_pos, s.shown, s.card, s.cards_won, rewards, ended, _legal_table(cfg), cfg.reward == "score",
-        cfg.rounds_to_win, hidden, *every_seat(1, p), masks, _offsets(cfg), CARD_TABLE, HELD_ROWS,
-        SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG, OPTION_ROWS[(cfg.rounds_to_win, cfg.family, hidden)], obs,
+        s.deck_pos, s.shown, s.card, s.cards_won, rewards, ended, *fixed, masks, *tables, obs,
     )  # fmt: skip
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = terminal_rewards(s.cards_won)[0]
     return rewards[0], masks, obs[0]
+
+
+@cache
+def _advance_constants(config: Config) -> tuple:
+    """The observation's size, and `kernels.advance`'s arguments that depend on the configuration alone, in
+    its order: those before the masks and those after them (one cached lookup per call: the hot path)."""
+    cfg, hidden = config, box_hidden(config)
+    fixed = (_legal_table(cfg), cfg.reward == "score", cfg.rounds_to_win, hidden, *every_seat(1, cfg.num_players))
+    tables = (
+        _offsets(cfg), CARD_TABLE, HELD_ROWS, SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG,
+        OPTION_ROWS[(cfg.rounds_to_win, cfg.family, hidden)],
+    )  # fmt: skip
+    return _layout(cfg)["gains"].stop, fixed, tables
 
 
 def terminal_rewards(cards_won: np.ndarray) -> np.ndarray:
