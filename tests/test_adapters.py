@@ -249,6 +249,37 @@ def test_single_env_plays_the_same_through_the_one_game_path(game, monkeypatch):
         assert all(np.array_equal(x, y) for x, y in zip(fast[0], batched[0], strict=True)), (players, opponent, options)
 
 
+@pytest.mark.parametrize("game", game_ids())
+def test_single_env_judges_each_action_by_the_position_it_is_taken_in(game):
+    """The Gymnasium env of one game keeps the learner's mask from the call that computed it; an action is
+    still judged by the rules' mask of the position it is taken in: after resets in mid-game, after the
+    user wrote into a returned mask, and for actions illegal there (each one loses the game)."""
+    spec = get_spec(game)
+    env = gymnasium.make(spec.gym_id, opponent="random")
+    obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(1)
+    illegal_taken = 0
+    for _ in range(400):
+        legal = spec.rules.legal_mask(env.unwrapped.game_state, env.unwrapped.seat)[0]
+        assert np.array_equal(info["action_mask"], legal)
+        info["action_mask"][:] = True  # the user's copy, not the env's
+        if rng.random() < 0.05:
+            obs, info = env.reset(seed=int(rng.integers(1000)))
+            continue
+        if rng.random() < 0.1 and not legal.all():
+            action, illegal = int(rng.choice(np.flatnonzero(~legal))), True
+        else:
+            action, illegal = int(rng.choice(np.flatnonzero(legal))), False
+        obs, reward, term, trunc, info = env.step(action)
+        assert info.get("illegal_action", False) == illegal
+        if illegal:
+            illegal_taken += 1
+            assert term and reward == -1.0 and info["outcome"] == -1
+        if term or trunc:
+            obs, info = env.reset()
+    assert illegal_taken > 0
+
+
 def test_single_env_seat_and_illegal_modes():
     env = gymnasium.make("fruit_envs/CherryPicking-v0", num_players=3, seat=2, opponent="greedy")
     obs, info = env.reset(seed=0)
