@@ -111,6 +111,7 @@ class LearnerBatch:
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
         self.spec, self.config = spec, config
+        self._move_limit = spec.max_game_length(config) + 1  # opponents' moves in a row, at most
         self.num_envs = int(num_envs)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
@@ -256,8 +257,7 @@ class LearnerBatch:
         """Let opponents move until every game waits for its learner; returns learner rewards."""
         gained = np.zeros(self.num_envs, dtype=np.float32)
         rows = np.arange(self.num_envs)
-        limit = self.spec.max_game_length(self.config) + 1
-        for _ in range(limit):
+        for _ in range(self._move_limit):
             need = ~self.state.done & (self.state.to_move != self.seats)
             if not need.any():
                 return gained
@@ -307,7 +307,8 @@ class LearnerBatch:
         they are, their action ignored, with reward 0 and neither terminated nor truncated."""
         self.require_reset("step()")
         if self.num_envs == 1 and active is None and hasattr(self.rules, "advance") and not self.state.done[0]:
-            out = self._step_one(validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions"))
+            checked = validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions")
+            out = self._step_one(int(checked[0]))
             if out is not None:
                 return out
         self._learner_mask = None
@@ -377,18 +378,18 @@ class LearnerBatch:
     def step_action(self, action: int) -> dict[str, np.ndarray]:
         """`step` of a batch of one game with an action already checked to be an int in range."""
         self.require_reset("step()")
-        out = self._step_one(np.array([action])) if hasattr(self.rules, "advance") else None
+        out = self._step_one(action) if hasattr(self.rules, "advance") else None
         return self.step(np.array([action])) if out is None else out
 
-    def _step_one(self, action: np.ndarray) -> dict[str, np.ndarray] | None:
+    def _step_one(self, action: int) -> dict[str, np.ndarray] | None:
         """`step` for a batch of one game through `rules.advance`, with its numbers as scalars: the same
         result as the batched code below, which takes over (None, nothing changed) where the game is over
-        or the action `(1,)` is illegal."""
-        if self.state.done[0] or not self._mask_one()[action[0]]:
+        or the action is illegal."""
+        if self.state.done[0] or not self._mask_one()[action]:
             return None
         pending = self.pending_reward[0]
         self.pending_reward[0] = 0
-        learner, opponents, after = self._advance_one(int(action[0]))
+        learner, opponents, after = self._advance_one(action)
         reward = np.array([pending + learner + opponents], dtype=np.float32)  # float32 sums, in step's order
         done, trunc = bool(self.state.done[0]), bool(self.state.truncated[0])
         self.episode_length[0] += 1
@@ -404,7 +405,7 @@ class LearnerBatch:
             "final_scores": None,
         }
         if after is None:
-            self._close(out, _FIRST, out["illegal"], action)
+            self._close(out, _FIRST, out["illegal"], np.array([action]))
             out["obs"] = self.observe()
             out["mask"] = self.action_masks()
         else:
@@ -423,7 +424,7 @@ class LearnerBatch:
         if self.recorder is not None:
             self.recorder.log(np.array([action]), _ONE_GAME)
         learner, gained = rewards[seat], np.float32(0)
-        for _ in range(self.spec.max_game_length(self.config) + 1):
+        for _ in range(self._move_limit):
             if state.done[0]:
                 return learner, gained, None
             mover = int(state.to_move[0])
