@@ -9,6 +9,12 @@ state, for agents that search). Reported: the agent's wins, draws and losses; ho
 per phase of the game; the commonest disagreements by kind of action (the first word of the rules'
 action names); and the agent's result in the games where it disagreed most against those where it
 agreed most. It answers "what does the heuristic do that the policy does not", one game at a time.
+
+`--reference-decides KIND ...` plays a hybrid: wherever the agent's own choice is an action of one of
+these kinds, the reference's choice is played instead (both are still compared). Its result against the
+agent's own tells which kind of decision wins or loses the games:
+
+    python -m fruit_envs.benchmarks.decisions --game quickity_pickity --reference-decides place
 """
 
 from __future__ import annotations
@@ -33,32 +39,50 @@ class Shadow:
 
     needs_state = needs_games = True
 
-    def __init__(self, agent, reference):
+    def __init__(self, agent, reference, handed: np.ndarray | None = None):
         self.agent, self.reference = agent, reference
         self.name = getattr(agent, "name", "agent")
         self.rows: list[np.ndarray] = []  # (game, phase, agent action, reference action) per decision
         self.seed = np.random.SeedSequence(7)
+        self.handed = handed  # `(A,)` bool: where the agent's choice is one of these, the reference's is played
 
     def act(self, obs, mask, rng, state=None, seats=None, games=None):
-        chosen = self.agent.act(obs, mask, rng, **state_kwargs(self.agent, state, seats))
+        chosen = np.asarray(self.agent.act(obs, mask, rng, **state_kwargs(self.agent, state, seats)))
         own_rng = np.random.default_rng(self.seed.spawn(1)[0])  # the reference never moves the game's dice
-        other = self.reference.act(obs, mask, own_rng, **state_kwargs(self.reference, state, seats))
+        other = np.asarray(self.reference.act(obs, mask, own_rng, **state_kwargs(self.reference, state, seats)))
         phase = np.asarray(getattr(state, "phase", np.zeros(len(obs))), dtype=np.int64)
         game = np.asarray(games, dtype=np.int64)
-        self.rows.append(np.stack([game, phase, np.asarray(chosen), np.asarray(other)], axis=1))
-        return chosen
+        self.rows.append(np.stack([game, phase, chosen, other], axis=1))
+        return chosen if self.handed is None else np.where(self.handed[chosen], other, chosen)
+
+
+def action_kinds(spec, config) -> list[str]:
+    """Each action's kind: the first word of its name (`take`, `place`, `play`, ...)."""
+    return [spec.rules.action_to_string(config, a).split()[0] for a in range(spec.num_actions)]
 
 
 def compare(
-    game: str, num_players: int | None, agent: str, reference: str, opponent: str | None, games: int, seed: int
+    game: str,
+    num_players: int | None,
+    agent: str,
+    reference: str,
+    opponent: str | None,
+    games: int,
+    seed: int,
+    reference_decides: tuple[str, ...] = (),
 ):
     spec = get_spec(game)
     config = spec.make_config(num_players)
     p = config.num_players
     if p < 2:
         raise ValueError(f"{spec.name} with one player has no opponents: compare needs 2 or more players")
+    kinds = action_kinds(spec, config)
+    unknown = sorted(set(reference_decides) - set(kinds))
+    if unknown:
+        raise ValueError(f"{spec.name} has no actions of kind {unknown}; its kinds are {sorted(set(kinds))}")
+    handed = np.isin(kinds, list(reference_decides)) if reference_decides else None
     games = max(p, games - games % p)
-    me = Shadow(make_agent(agent, spec, config), make_agent(reference, spec, config))
+    me = Shadow(make_agent(agent, spec, config), make_agent(reference, spec, config), handed)
     seat = np.arange(games) % p
     seating = np.ones((games, p), dtype=np.int64)
     seating[np.arange(games), seat] = 0
@@ -76,11 +100,8 @@ def compare(
             "agreement": round(float((rows[sel, 2] == rows[sel, 3]).mean()), 4),
         }
 
-    def kind(action: int) -> str:
-        return spec.rules.action_to_string(config, int(action)).split()[0]
-
     differ = rows[rows[:, 2] != rows[:, 3]]
-    pairs = Counter((kind(a), kind(b)) for a, b in differ[:, 2:4])
+    pairs = Counter((kinds[a], kinds[b]) for a, b in differ[:, 2:4])
     per_game = np.zeros(games)
     counts = np.zeros(games)
     np.add.at(per_game, rows[:, 0], rows[:, 2] != rows[:, 3])
@@ -102,6 +123,8 @@ def compare(
         "agent": agent,
         "reference": reference,
         "opponent": opponent or reference,
+        "reference_decides": list(reference_decides),
+        "handed_to_reference": int(handed[rows[:, 2]].sum()) if handed is not None else 0,
         "games": games,
         "wins": wins,
         "draws": draws,
@@ -132,10 +155,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default=None, help="who plays the other seats (default: the reference)")
     parser.add_argument("--games", type=positive_int, default=400)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--reference-decides",
+        nargs="+",
+        default=(),
+        metavar="KIND",
+        help="play the reference's choice wherever the agent's is an action of these kinds (first word of its name)",
+    )
     args = parser.parse_args(argv)
     limit_threads()
     try:
-        report = compare(args.game, args.num_players, args.agent, args.reference, args.opponent, args.games, args.seed)
+        report = compare(
+            args.game,
+            args.num_players,
+            args.agent,
+            args.reference,
+            args.opponent,
+            args.games,
+            args.seed,
+            tuple(args.reference_decides),
+        )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

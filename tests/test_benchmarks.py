@@ -307,3 +307,21 @@ def test_decisions_compares_an_agent_with_a_reference_on_the_positions_it_meets(
     assert other["agreement"] < same["agreement"] and other["top_disagreements"]
     assert decisions.main(["--game", "juicy_fruits_solo"]) == 2
     assert "one player has no opponents" in capsys.readouterr().err
+
+
+def test_decisions_hands_chosen_kinds_of_decision_to_the_reference(capsys):
+    """Issue 31, which decisions win: with `reference_decides`, the reference's choice is played wherever the
+    agent's is of those kinds. Random handing every card play to greedy plays greedy's cards and wins far more
+    than random alone; handing a kind it never chooses changes nothing; an unknown kind is refused."""
+    from fruit_envs.benchmarks import decisions
+
+    alone = decisions.compare("cherry_picking", 2, "random", "greedy", None, 40, seed=3)
+    hybrid = decisions.compare("cherry_picking", 2, "random", "greedy", None, 40, 3, ("play", "harvest"))
+    assert alone["handed_to_reference"] == 0 and hybrid["reference_decides"] == ["play", "harvest"]
+    assert 0 < hybrid["handed_to_reference"] <= hybrid["decisions"]
+    assert hybrid["wins"] > alone["wins"] + 5
+    idle = decisions.compare("cherry_picking", 2, "random", "greedy", None, 40, 3, ("wait",))
+    assert idle["handed_to_reference"] == 0 and (idle["wins"], idle["losses"]) == (alone["wins"], alone["losses"])
+    assert decisions.main(["--game", "cherry_picking", "--reference-decides", "fly"]) == 2
+    err = capsys.readouterr().err
+    assert "no actions of kind ['fly']" in err and "harvest" in err
