@@ -375,27 +375,46 @@ class LearnerBatch:
         else:
             self.state.done[games] = True
 
-    def step_action(self, action: int) -> dict[str, np.ndarray]:
-        """`step` of a batch of one game with an action already checked to be an int in range."""
+    def step_action(self, action: int) -> dict[str, np.ndarray] | tuple[np.ndarray, np.ndarray, np.float32]:
+        """`step` of a batch of one game with an action already checked to be an int in range: where the game
+        goes on with the learner to move (most steps), `(obs (O,), mask (A,), reward)` without building
+        `step`'s batch of one; otherwise `step`'s dict."""
         self.require_reset("step()")
-        out = self._step_one(action) if hasattr(self.rules, "advance") else None
-        return self.step(np.array([action])) if out is None else out
+        played = self._play_one(action) if hasattr(self.rules, "advance") else None
+        if played is None:
+            return self.step(np.array([action]))
+        reward, after = played
+        return (*after, reward) if after is not None else self._out_one(action, reward, None)
 
     def _step_one(self, action: int) -> dict[str, np.ndarray] | None:
         """`step` for a batch of one game through `rules.advance`, with its numbers as scalars: the same
         result as the batched code below, which takes over (None, nothing changed) where the game is over
         or the action is illegal."""
+        played = self._play_one(action)
+        return None if played is None else self._out_one(action, *played)
+
+    def _play_one(self, action: int) -> tuple[np.float32, tuple | None] | None:
+        """The learner's legal `action` and the opponents' replies in a batch of one, with the episode's
+        bookkeeping: its reward and `(obs, mask)` for its next turn (None when the game is over); None, and
+        nothing changed, where the game is over already or the action is illegal (the batched path's cases)."""
         if self.state.done[0] or not self._mask_one()[action]:
             return None
         pending = self.pending_reward[0]
         self.pending_reward[0] = 0
         learner, opponents, after = self._advance_one(action)
-        reward = np.array([pending + learner + opponents], dtype=np.float32)  # float32 sums, in step's order
-        done, trunc = bool(self.state.done[0]), bool(self.state.truncated[0])
+        reward = np.float32(pending + learner + opponents)  # float32 sums, in step's order
         self.episode_length[0] += 1
-        self.episode_return[0] += reward[0]
+        self.episode_return[0] += reward
+        if after is not None:
+            self._learner_mask = (self.state, int(self.state.step_count[0]), after[1].copy())
+        return reward, after
+
+    def _out_one(self, action: int, reward: np.float32, after: tuple | None) -> dict[str, np.ndarray]:
+        """`step`'s dict for a batch of one after `_play_one`: the game closed (and restarted, with
+        autoreset) where it ended."""
+        done, trunc = bool(self.state.done[0]), bool(self.state.truncated[0])
         out = {
-            "reward": reward,
+            "reward": np.array([reward], dtype=np.float32),
             "terminated": np.array([done and not trunc]),
             "truncated": np.array([done and trunc]),
             "illegal": np.zeros(1, dtype=bool),
@@ -409,9 +428,7 @@ class LearnerBatch:
             out["obs"] = self.observe()
             out["mask"] = self.action_masks()
         else:
-            obs, mask = after
-            self._learner_mask = (self.state, int(self.state.step_count[0]), mask.copy())
-            out["obs"], out["mask"] = obs[None], mask[None]
+            out["obs"], out["mask"] = after[0][None], after[1][None]
         return out
 
     def _advance_one(self, action: int) -> tuple[np.float32, np.float32, tuple | None]:

@@ -121,6 +121,11 @@ class FruitEnv(gymnasium.Env):
         self._batch.require_reset("step()")
         action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
         out = self._batch.step_action(action)
+        if type(out) is tuple:  # the game goes on, the learner to move
+            obs, mask, reward = out
+            if self.render_mode == "human":
+                self.render()
+            return obs, float(reward), False, False, {"action_mask": mask, "seat": int(self._batch.seats[0])}
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
         info = {"action_mask": out["mask"][0], "seat": self.seat}
         if terminated or truncated:
