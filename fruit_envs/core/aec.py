@@ -357,6 +357,21 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         self._new_game(seed)
         self._after_load()
 
+    def last(self, observe: bool = True):
+        """PettingZoo's `last()`: the same values, read straight from this position (the hot path of every loop)."""
+        if self._state is None:
+            self._require_reset("last()")
+        agent = self.agent_selection
+        seat = self._seats[agent]
+        observation = self._obs(seat, self._legal.int8(seat)) if observe else None
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def _after_load(self):
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
