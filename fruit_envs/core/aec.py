@@ -74,26 +74,21 @@ class _LegalMasks:
     checking an action) and as the int8 array that the seat's observation and info share. Where every
     seat decides at once (simultaneous rules with `legal_masks`), one kernel call gives them all."""
 
-    def __init__(self, spec: GameSpec, state, all_at_once: bool):
+    def __init__(self, spec: GameSpec, state, all_at_once: bool, masks: np.ndarray | None = None):
+        """`masks`: every seat's mask `(P, A)` in `state`, where it is known already (from `rules.advance`)."""
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
-        self._all_at_once = all_at_once  # `_all_masks_at_once(spec)`, decided once per env
+        self._all_at_once = all_at_once or masks is not None  # `_all_masks_at_once(spec)`, decided once per env
         self._every: tuple[list, list] | None = None  # every seat's bool and int8 mask, all at once
+        if masks is not None:
+            self._every = list(masks), list(masks.astype(np.int8))  # one row (a view) per seat, kept
 
     def _every_seat(self) -> tuple[list, list]:
         if self._every is None:
             every = self.spec.rules.legal_masks(self.state)[0]
-            self._every = list(every), list(every.astype(np.int8))  # one row (a view) per seat, kept
+            self._every = list(every), list(every.astype(np.int8))
         return self._every
-
-    @classmethod
-    def known(cls, spec: GameSpec, state, masks: np.ndarray) -> _LegalMasks:
-        """Every seat's mask `(P, A)` in `state`, computed already (by `rules.advance`)."""
-        legal = cls.__new__(cls)  # nothing left to compute: no caches
-        legal.spec, legal.state, legal._all_at_once = spec, state, True
-        legal._every = list(masks), list(masks.astype(np.int8))
-        return legal
 
     def __call__(self, seat: int) -> np.ndarray:
         if self._all_at_once:
@@ -423,7 +418,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         if self._advance is not None:
             rewards, masks, observation = self._advance(self._state, a)  # in place
             state = self._state  # `_set_state` by hand: this position's masks and observation are known
-            self._legal = _LegalMasks.known(self.spec, state, masks)
+            self._legal = _LegalMasks(self.spec, state, True, masks)
             self._fresh = {int(state.to_move[0]): observation}
             self._snapshot = None
         else:
