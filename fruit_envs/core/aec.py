@@ -79,7 +79,7 @@ class _LegalMasks:
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
-        self._all_at_once = all_at_once or masks is not None  # `_all_masks_at_once(spec)`, decided once per env
+        self._all_at_once = all_at_once or masks is not None  # `_all_masks_at_once(spec)` (once per env), or known
         self._every: tuple[list, list] | None = None  # every seat's bool and int8 mask, all at once
         if masks is not None:
             self._every = list(masks), list(masks.astype(np.int8))  # one row (a view) per seat, kept
