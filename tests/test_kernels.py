@@ -82,3 +82,19 @@ def test_a_batch_stepped_in_row_parts_on_threads_equals_the_whole_batch():
             for worker in workers:
                 worker.join()
             assert split.equals(whole), spec.id
+
+
+def test_stable_argsort_orders_as_numpys_stable_argsort_ties_included():
+    """The kernels' shuffles and tile orders sort with `stable_argsort`; it must give numpy's stable order
+    (equal values keep their index order), for the dtypes the games sort."""
+    import numpy as np
+
+    from fruit_envs.core.kernels import stable_argsort
+
+    gen = np.random.default_rng(4)
+    for dtype in (np.float64, np.int8, np.int64):
+        for n in (0, 1, 2, 7, 67):
+            values = gen.integers(0, 5, n).astype(dtype)  # many ties
+            assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+    floats = gen.random(50)
+    assert np.array_equal(stable_argsort(floats), np.argsort(floats, kind="stable"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.core.kernels import njit, permutation, split
+from fruit_envs.core.kernels import inner, njit, permutation, split
 from fruit_envs.games.cherry_picking import components as C
 
 COMMIT, CHOOSE, OVER = 0, 1, 2
@@ -27,7 +27,7 @@ CARD_VALUE = C.CARD_VALUE.astype(np.int64)
 CARD_SORT = C.CARD_SORT.astype(np.int64)
 
 
-@njit
+@inner
 def deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move):
     """Shuffle every card in play and deal a set to game `g`: one card under each plant, `hand` cards to
     each seat, the rest (at most one) aside unseen."""
@@ -52,7 +52,7 @@ def deal_all(keys, deck, hand, hands, piles, plants, played, aside, phase, to_mo
         deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move)
 
 
-@njit
+@inner
 def score_pile(pile, table, assign, n_assign) -> np.int64:
     """Card values + ladders squared + the best wildcard assignment's salad and same-sort bonuses."""
     total = 0
@@ -98,7 +98,7 @@ def legal_mask(games, seat, phase, done, to_move, hands, played, mask):
                 mask[i, CHOOSE_BASE + k] = True
 
 
-@njit
+@inner
 def _harvest_fruits(g, played, plants, piles):
     """Step 3 of the reveal: each fruit takes what the next higher card of its sort left on its plant
     (the plant's card for the highest), and the lowest card of each sort stays on the plant."""
@@ -132,7 +132,7 @@ def _harvest_fruits(g, played, plants, piles):
             played[g, i] = NO_CARD
 
 
-@njit
+@inner
 def _resolve(g, phase, to_move, hands, piles, plants, played) -> bool:
     """Resolve the revealed cards in rulebook order until a player must choose; True when the trick ends."""
     p = played.shape[1]

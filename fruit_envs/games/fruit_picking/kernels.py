@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.core.kernels import njit, permutation, split
+from fruit_envs.core.kernels import inner, njit, permutation, split
 from fruit_envs.games.fruit_picking import components as C
 
 PLANT_BASE, REFILL, WATER, BUY_BASE = 0, 6, 7, 8
@@ -33,7 +33,7 @@ REFILL_RETURN, REFILL_SOW = C.REFILL_HOUSE_RETURN, C.REFILL_SOW
 # -- pure helpers: the one source of sowing and of the sets --------------------------------------
 
 
-@njit
+@inner
 def sow_one(row, position) -> int:
     """Plant the seeds of `position` of one player's farm `row` (7,) clockwise, in place; returns the
     target (the card that receives the last seed). Seeds pass the House; the origin is reached last."""
@@ -54,7 +54,7 @@ def sow_many(seeds, positions, targets):
         targets[i] = sow_one(seeds[i], positions[i])
 
 
-@njit
+@inner
 def sets_of(counts, out):
     """The four sets from counts per kind (5,): Variety (5 kinds), Greedy (4 identical), Smiley (three
     distinct pairs), Family (three of a kind and a pair of another kind)."""
@@ -76,7 +76,7 @@ def sets_many(counts, out):
         sets_of(counts[i], out[i])
 
 
-@njit
+@inner
 def completes(counts, beginner) -> bool:
     """A player's kind counts (5,) end the game: a set (beginner rules: 5 cards owned)."""
     if beginner:
@@ -92,7 +92,7 @@ def completes_many(counts, beginner, out):
         out[i] = completes(counts[i], beginner)
 
 
-@njit
+@inner
 def _kinds(bought_row) -> np.ndarray:
     counts = np.zeros(N_KINDS, dtype=np.int64)
     for k in range(N_KINDS):
@@ -100,7 +100,7 @@ def _kinds(bought_row) -> np.ndarray:
     return counts
 
 
-@njit
+@inner
 def _price(price_table, card, slot) -> int:
     return price_table[card + 1, slot]
 
@@ -108,7 +108,7 @@ def _price(price_table, card, slot) -> int:
 # -- the table ------------------------------------------------------------------------------------
 
 
-@njit
+@inner
 def _draw_top(g, stack, stack_knowers, stack_size):
     """Take the top card of the stack (-1 if empty) and who knew it; the rest move up one."""
     top, knew = stack[g, 0], stack_knowers[g, 0]
@@ -122,7 +122,7 @@ def _draw_top(g, stack, stack_knowers, stack_size):
     return top, knew
 
 
-@njit
+@inner
 def _umbrella(g, card, umbrella, farm_order, seeds, storage):
     """An umbrella card: every player adds min(fruits on that farm card, storage) seeds to their card of
     the umbrella's fruit."""
@@ -193,7 +193,7 @@ def legal_mask(seat, done, to_move, phase, target, farm_order, seeds, market, pr
             mask[g, KEEP_BASE + 1] = True
 
 
-@njit
+@inner
 def _refill_slot(g, stack, stack_knowers, stack_size, market, last_round, umbrella, farm_order, seeds, storage):
     """Turn the top card of the stack face up into slot 0 (the slot next to the stack)."""
     if stack_size[g] <= 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.core.kernels import njit, permutation, split, uniform
+from fruit_envs.core.kernels import inner, njit, permutation, split, stable_argsort, uniform
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
@@ -88,7 +88,7 @@ BLOCKS = (
 # -- the island ------------------------------------------------------------------------------------
 
 
-@njit
+@inner
 def free_bits(row) -> np.int64:
     """25-bit mask of the empty cells of one island `row (25,)`."""
     out = np.int64(0)
@@ -98,13 +98,13 @@ def free_bits(row) -> np.int64:
     return out
 
 
-@njit
+@inner
 def fits(free, table) -> bool:
     """Whether a placement's cells `table` are all free (off-island placements never are)."""
     return (free & table) == table
 
 
-@njit
+@inner
 def shape_fits(free, shape) -> bool:
     """Whether `shape` fits somewhere, any rotation, on an island with free cells `free`."""
     for k in range(SHAPE_START[shape], SHAPE_START[shape + 1]):
@@ -113,7 +113,7 @@ def shape_fits(free, shape) -> bool:
     return False
 
 
-@njit
+@inner
 def shapes_fit(free, out):
     """`out (5,)`: whether each shape fits somewhere, any rotation, on an island with free cells `free`."""
     for s in range(PLACEMENT_BITS.shape[0]):
@@ -126,12 +126,12 @@ def shapes_fit_many(free, out):
         shapes_fit(free[i], out[i])
 
 
-@njit
+@inner
 def is_free(row, c) -> bool:
     return c != OFF and row[c] == EMPTY
 
 
-@njit
+@inner
 def movable(row, out) -> bool:
     """`out (25,)`: cells holding a collector or mobile business token with a free neighbour; any of them."""
     found = False
@@ -146,7 +146,7 @@ def movable(row, out) -> bool:
     return found
 
 
-@njit
+@inner
 def any_movable(row) -> bool:
     for c in range(N_CELLS):
         if CODE_IS_MOBILE[row[c]]:
@@ -156,7 +156,7 @@ def any_movable(row) -> bool:
     return False
 
 
-@njit
+@inner
 def anyone_can_move(islands) -> bool:
     """Whether a token of any of one game's `islands (P, 25)` can move."""
     for k in range(islands.shape[0]):
@@ -165,7 +165,7 @@ def anyone_can_move(islands) -> bool:
     return False
 
 
-@njit
+@inner
 def destinations(row, start, out) -> bool:
     """`out (25,)`: cells reachable from `start` in a straight orthogonal line over free cells; any."""
     out[:] = False
@@ -179,7 +179,7 @@ def destinations(row, start, out) -> bool:
     return found
 
 
-@njit
+@inner
 def free_run(free, c) -> np.int64:
     """Longest straight run of free cells next to cell `c` (over its 4 directions); `free (25,)` bool."""
     best = 0
@@ -194,7 +194,7 @@ def free_run(free, c) -> np.int64:
     return best
 
 
-@njit
+@inner
 def covers(have, cost) -> bool:
     """Whether a reserve `have (5,)` pays for `cost (5,)`."""
     for f in range(FRUITS):
@@ -203,7 +203,7 @@ def covers(have, cost) -> bool:
     return True
 
 
-@njit
+@inner
 def producible(have, stacks, colour, out) -> bool:
     """`out (10,)`: ice cream stacks 0..4 of the cart's `colour` and milkshakes of fruit 0..4 paid for now."""
     found = False
@@ -216,7 +216,7 @@ def producible(have, stacks, colour, out) -> bool:
     return found
 
 
-@njit
+@inner
 def suppliable(have, ships, present, out) -> bool:
     """`out (12,)`: ships still waiting whose order the reserve covers."""
     found = False
@@ -226,7 +226,7 @@ def suppliable(have, ships, present, out) -> bool:
     return found
 
 
-@njit
+@inner
 def claimable(have, board, row, out) -> bool:
     """`out (20,)`: waiting business tokens whose row the reserve pays for and that fit on island `row`."""
     free = free_bits(row)
@@ -249,7 +249,7 @@ def claimable(have, board, row, out) -> bool:
     return found
 
 
-@njit
+@inner
 def factory_moves(discs, seat, pending_disc, pending_arrow, have, out) -> bool:
     """`out (14,)`: arrows `seat` may advance a disc along now (step 3), from one game's `discs (P, 2)`.
 
@@ -277,7 +277,7 @@ def factory_moves(discs, seat, pending_disc, pending_arrow, have, out) -> bool:
     return found
 
 
-@njit
+@inner
 def bottles(discs) -> np.int64:
     """Bottles beneath one player's factory discs `(2,)` (-1: no disc, no bottle)."""
     total = 0
@@ -292,7 +292,7 @@ def bottles_many(discs, out):
         out[i] = bottles(discs[i])
 
 
-@njit
+@inner
 def stall_points(row, present, discs, factory) -> np.int64:
     """End-of-game stall points of one island: beach chairs 4 per beach cleared, catering 4 per own mobile
     token with the symbol, info booth 1 per star on own venues, lemonade stand the bottles under own discs."""
@@ -345,7 +345,7 @@ def init(
         uniform(k_ponds, u)
         for i in range(p):
             island[g, i] = start_island
-            ponds = np.argsort(u[i * FRUITS : (i + 1) * FRUITS], kind="mergesort")
+            ponds = stable_argsort(u[i * FRUITS : (i + 1) * FRUITS])
             for j in range(FRUITS):
                 island[g, i, POND_CELLS[j]] = COLLECTOR + ponds[j]
             for c in BEACH_CELLS:
@@ -353,13 +353,13 @@ def init(
         order = np.empty(2 * PER_BAG, dtype=np.float64)
         uniform(k_ships, order)
         if mixed:
-            drawn = np.argsort(order, kind="mergesort")
+            drawn = stable_argsort(order)
             for i in range(p):
                 for k in range(N_SHIPS):
                     ships[g, i, k] = drawn[i * N_SHIPS + k]
         else:
-            green = np.argsort(order[:PER_BAG], kind="mergesort")
-            orange = PER_BAG + np.argsort(order[PER_BAG:], kind="mergesort")
+            green = stable_argsort(order[:PER_BAG])
+            orange = PER_BAG + stable_argsort(order[PER_BAG:])
             bag = np.empty(p, dtype=np.float64)
             uniform(k_bags, bag)
             for i in range(p):
@@ -384,13 +384,13 @@ def init(
 # `st` is the state's arrays in `rules.KERNEL_FIELDS` order (see `_unpack`).
 
 
-@njit
+@inner
 def license_step(license_left, g):
     """Move the license marker one step towards X (further movement is ignored)."""
     license_left[g] = max(np.int64(license_left[g]) - 1, 0)
 
 
-@njit
+@inner
 def _clear_token_choices(st, g):
     """Forget game `g`'s pending cell, token, amount and rotation (steps 1 and 2)."""
     st[18][g] = NO
@@ -399,7 +399,7 @@ def _clear_token_choices(st, g):
     st[21][g] = NO
 
 
-@njit
+@inner
 def clear_pending(st, g):
     """Forget every half-made decision of game `g` (cell, token, amount, rotation, arrow, disc)."""
     _clear_token_choices(st, g)
@@ -407,7 +407,7 @@ def clear_pending(st, g):
     st[26][g] = NO
 
 
-@njit
+@inner
 def begin_turn(st, g):
     """Step 1 if some token can move, else it is forfeited and step 2 begins."""
     _clear_token_choices(st, g)
@@ -421,13 +421,13 @@ def begin_turns(st, games):
         begin_turn(st, g)
 
 
-@njit
+@inner
 def _gain(st, g, p, f, amount):
     st[9][g, p, f] += amount
     st[10][g, p, f] += amount
 
 
-@njit
+@inner
 def _split(st, g, p, k):
     """An advanced collector's fruit: `k` of its first type, the rest of the second."""
     token = np.int64(st[19][g])
@@ -437,7 +437,7 @@ def _split(st, g, p, k):
     st[20][g] = 0
 
 
-@njit
+@inner
 def _stop_production_if_nothing_left(st, g, p, scratch):
     """Production ends when the cart's spaces are used up or no marker can be paid for."""
     colour = TOKEN_COLOUR[np.int64(st[19][g])]
@@ -447,7 +447,7 @@ def _stop_production_if_nothing_left(st, g, p, scratch):
         st[20][g] = 0
 
 
-@njit
+@inner
 def _move_to(st, g, p, dst, scratch):
     island = st[6]
     src = np.int64(st[18][g])
@@ -471,7 +471,7 @@ def _move_to(st, g, p, dst, scratch):
         _stop_production_if_nothing_left(st, g, p, scratch)
 
 
-@njit
+@inner
 def _produce(st, g, p, a, scratch):
     if a == PASS:
         st[4][g] = SUPPLY_OR_CLAIM
@@ -495,7 +495,7 @@ def _produce(st, g, p, a, scratch):
     _stop_production_if_nothing_left(st, g, p, scratch)
 
 
-@njit
+@inner
 def _supply_or_claim(st, g, p, a) -> bool:
     """Supply a ship, claim a business token or pass; True when step 2 is over."""
     if a == PASS:
@@ -526,7 +526,7 @@ def _supply_or_claim(st, g, p, a) -> bool:
     return False
 
 
-@njit
+@inner
 def _place(st, g, p, a) -> bool:
     """Lay the claimed token with its anchor on cell `a`; True when step 2 is over."""
     token = np.int64(st[19][g])
@@ -547,7 +547,7 @@ def _place(st, g, p, a) -> bool:
     return True
 
 
-@njit
+@inner
 def _factory(st, g, p, a, arrows) -> bool:
     """Advance one factory disc along arrow `a`, or pass (step 3); True when step 3 is over."""
     over = a == PASS
@@ -584,7 +584,7 @@ def _factory(st, g, p, a, arrows) -> bool:
     return over
 
 
-@njit
+@inner
 def _begin_factory(st, g, arrows) -> bool:
     """Step 3 once step 2 is over; True when no disc can advance (the turn is over)."""
     clear_pending(st, g)
@@ -595,7 +595,7 @@ def _begin_factory(st, g, arrows) -> bool:
     return True
 
 
-@njit
+@inner
 def frozen(st, g, factory, scratch) -> bool:
     """Whether, between turns, no seat of game `g` can do anything on its turn but pass: no token can move,
     no waiting ship's order is covered, no waiting business token is paid for and has room, and (with the
@@ -626,7 +626,7 @@ def rival_row(rounds_completed):
     return rounds_completed % ROWS
 
 
-@njit
+@inner
 def _rival_and_refill(st, g, per_row):
     """Score attack, end of a round: the rival returns the leftmost token of the round's row to the box,
     then the empty waiting spaces of the display (row 1 first, left to right) are refilled from the
@@ -646,7 +646,7 @@ def _rival_and_refill(st, g, per_row):
             left += 1
         else:
             u[t] = 2.0
-    order = np.argsort(u, kind="mergesort")
+    order = stable_argsort(u)
     k = 0
     for r in range(ROWS):
         for j in range(per_row):
@@ -657,7 +657,7 @@ def _rival_and_refill(st, g, per_row):
                 k += 1
 
 
-@njit
+@inner
 def _finish(st, g, factory):
     """The rules end game `g`: stalls are scored (the outcome is paid by `rules`)."""
     for i in range(st[6].shape[1]):
@@ -667,7 +667,7 @@ def _finish(st, g, factory):
     clear_pending(st, g)
 
 
-@njit
+@inner
 def _cut_off(st, g):
     """The engine cuts game `g` off (not a rule): truncated, no end-of-game scoring, no outcome."""
     st[0][g] = True
@@ -676,7 +676,7 @@ def _cut_off(st, g):
     clear_pending(st, g)
 
 
-@njit
+@inner
 def end_turn(st, g, factory, solo, cap, per_row, scratch) -> bool:
     """Pass the turn to the left; after the last seat a round ends, and perhaps the game (True when the
     rules ended it). A game the rules have not ended is cut off at the round cap, or when `frozen`; the
@@ -764,7 +764,7 @@ def step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, p
 # -- masks -----------------------------------------------------------------------------------------
 
 
-@njit
+@inner
 def mask_one(st, g, seat, out, scratch) -> bool:
     """`out (66,)`: the legal actions of `seat` in game `g` (none unless it is the seat to move); any."""
     out[:] = False
@@ -824,7 +824,7 @@ def legal_mask(st, seats, out):
 # -- observation -----------------------------------------------------------------------------------
 
 
-@njit
+@inner
 def _after_hints(h, a, after, ships, present, supplied, tokens_open):
     """What the cheapest waiting ship and the cheapest row with a fitting token still lack once action `a`
     leaves the reserve `after (5,)` (float), and how many of them it pays for."""
@@ -855,7 +855,7 @@ def _after_hints(h, a, after, ships, present, supplied, tokens_open):
     h[base + H_ROWS_READY] = rows_ready / 5.0
 
 
-@njit
+@inner
 def _placement_values(row, placed, free, mobile, anchor, after, values):
     """`values (3,)`: own movers still free, their room and the placed token's own run once the cells
     `placed` (bits) are covered; -1 each when the placement does not fit."""
@@ -877,7 +877,7 @@ def _placement_values(row, placed, free, mobile, anchor, after, values):
     values[2] = free_run(after, anchor) / RUN_SCALE if mobile else 0.0
 
 
-@njit
+@inner
 def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
     """Fill `h (66 * 20,)` with what each legal action of `seat` would do now (`rules.HINTS`); the rows of
     illegal actions stay zero (minus zero where the placement hints marked them unfit, as numpy's product)."""
@@ -1002,7 +1002,7 @@ def action_hints(st, seats, factory, out):
             hints_one(st, g, seats[g], mask, out[g], delta, values, scratch, factory)
 
 
-@njit
+@inner
 def _one_hot(obs, g, start, index, on):
     if on and index >= 0:
         obs[g, start + index] = 1.0

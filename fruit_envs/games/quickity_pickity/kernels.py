@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.core.kernels import njit, permutation, split, uniform
+from fruit_envs.core.kernels import inner, njit, permutation, split, stable_argsort, uniform
 from fruit_envs.games.quickity_pickity import components as C
 
 FLIP_ACTION, TAKE_BASE = 0, 1
@@ -36,18 +36,18 @@ SET_VALUE = C.SET_VALUE.astype(np.int64)
 HELD_FEATURES, SET_FEATURES, PLAYER_FEATURES, GAIN_FEATURES = 12, 15, 5, 3
 
 
-@njit
+@inner
 def set_value(card, size, bits, legal) -> np.int64:
     """Money of one set on `card`: the value for its size (7+ reads the last column), or -10 when illegal."""
     return SET_VALUE[card, min(size, LARGEST), np.int64(legal[bits])]
 
 
-@njit
+@inner
 def _set_money(g, row, card, set_size, set_bits, set_bonus, legal) -> np.int64:
     return set_value(card, set_size[g, row], set_bits[g, row], legal) + CARD_BONUS[card] * set_bonus[g, row]
 
 
-@njit
+@inner
 def _zone_start(g, num_sets, k) -> np.int64:
     start = 0
     for i in range(k):
@@ -55,7 +55,7 @@ def _zone_start(g, num_sets, k) -> np.int64:
     return start
 
 
-@njit
+@inner
 def zone_money(g, i, card, set_size, set_bits, set_bonus, num_sets, legal) -> np.int64:
     """Seat `i`'s money this round: its sets on the current card plus the bonus fruit."""
     c = np.int64(card[g])
@@ -73,7 +73,7 @@ def money_many(card, set_size, set_bits, set_bonus, num_sets, legal, out):
             out[g, i] = zone_money(g, i, card, set_size, set_bits, set_bonus, num_sets, legal)
 
 
-@njit
+@inner
 def pile(g, deck, shown, deck_pos, flags) -> np.int64:
     """What everyone knows of the pile: `flags` (16,) the cards shown since the pile was last shuffled;
     returns how many cards tied winners took face down from it since."""
@@ -102,7 +102,7 @@ def pile_many(deck, shown, deck_pos, flags, face_down):
 # -- rounds and ticks -----------------------------------------------------------------------------
 
 
-@njit
+@inner
 def new_round(
     g, keys, layout, kind_slots, location, up_count, taken, held, num_sets, set_size, set_bits, set_bonus,
     seat_phase, committed, to_move, phase, deck, deck_pos, shown, card,
@@ -113,7 +113,7 @@ def new_round(
     before = layout[g].copy()
     for j in range(len(order)):
         layout[g, j] = before[order[j]]
-    kind_slots[g] = np.argsort(layout[g], kind="mergesort")
+    kind_slots[g] = stable_argsort(layout[g])
     location[g] = FACE_DOWN
     up_count[g] = 0
     taken[g] = 0
@@ -144,7 +144,7 @@ def new_rounds(
         )  # fmt: skip
 
 
-@njit
+@inner
 def _open_set(g, k, num_sets, set_size, set_bits, set_bonus):
     """Start an empty set at the end of zone `k`: the rows of later zones move down one."""
     p = num_sets.shape[1]
@@ -288,7 +288,7 @@ def step(
         phase[g] = OVER if done[g] else seat_phase[g, min(to_move[g], p - 1)]
 
 
-@njit
+@inner
 def _end_round(
     g, keys, done, to_move, phase, seat_phase, round_index, starter, layout, location, up_count, taken,
     kind_slots, held, num_sets, set_size, set_bits, set_bonus, seen_most, seen_once, committed, deck, deck_pos,
@@ -375,7 +375,7 @@ def legal_mask(games, seat, done, committed, seat_phase, num_sets, up_count, f, 
 # -- the observation -------------------------------------------------------------------------------
 
 
-@njit
+@inner
 def _gains(g, s, done, card, layout, held, num_sets, set_size, set_bits, legal, out):
     """`out` (99, 3): per action of seat `s`, the money its zone gains and loses now (/ 10) and whether all
     its sets stay legal. A place: the held fruit into that set, or a new set; a take: the fruit's best
