@@ -77,17 +77,19 @@ class _LegalMasks:
     def __init__(self, spec: GameSpec, state, all_at_once: bool, masks: np.ndarray | None = None):
         """`masks`: every seat's mask `(P, A)` in `state`, where it is known already (from `rules.advance`)."""
         self.spec, self.state = spec, state  # the spec, not its rules module: envs pickle and deepcopy
+        # every seat's masks, all at once: `(P, A)` bool, and the int8 rows (views, each handed out as is)
+        self._every: tuple[np.ndarray, list] | None = None
+        if masks is not None:  # known (the AEC env's hot path: keep this short)
+            self._all_at_once, self._every = True, (masks, list(masks.astype(np.int8)))
+            return
+        self._all_at_once = all_at_once  # `_all_masks_at_once(spec)`, decided once per env
         self._cache: dict[int, np.ndarray] = {}
         self._int8: dict[int, np.ndarray] = {}
-        self._all_at_once = all_at_once or masks is not None  # `_all_masks_at_once(spec)` (once per env), or known
-        self._every: tuple[list, list] | None = None  # every seat's bool and int8 mask, all at once
-        if masks is not None:
-            self._every = list(masks), list(masks.astype(np.int8))  # one row (a view) per seat, kept
 
-    def _every_seat(self) -> tuple[list, list]:
+    def _every_seat(self) -> tuple[np.ndarray, list]:
         if self._every is None:
             every = self.spec.rules.legal_masks(self.state)[0]
-            self._every = list(every), list(every.astype(np.int8))
+            self._every = every, list(every.astype(np.int8))
         return self._every
 
     def __call__(self, seat: int) -> np.ndarray:
@@ -380,8 +382,8 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
     def _set_infos(self) -> None:
         """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there).
         A plain dict, as PettingZoo's API requires; each mask is computed once per position (`_LegalMasks`)."""
-        seats = self._seats
-        self.infos = {a: {"action_mask": self._legal.int8(seats[a])} for a in self.agents}
+        seats, int8 = self._seats, self._legal.int8
+        self.infos = {a: {"action_mask": int8(seats[a])} for a in self.agents}
 
     def observe(self, agent):
         if self._state is None:
@@ -396,7 +398,8 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         return self._mask(self._seat_of(agent)).astype(np.int8)
 
     def step(self, action):
-        self._require_reset("step()")
+        if self._state is None:
+            self._require_reset("step()")
         if not self.agents:
             raise RuntimeError(f"{self.spec.name}: the game is over and every agent has left; call reset()")
         agent = self.agent_selection
@@ -416,24 +419,30 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         """Apply `agent`'s action `a`, checked legal, and move on to the next agent."""
         self._cumulative_rewards[agent] = 0.0
         if self._advance is not None:
-            rewards, masks, observation = self._advance(self._state, a)  # in place
-            state = self._state  # `_set_state` by hand: this position's masks and observation are known
+            state = self._state
+            rewards, masks, observation = self._advance(state, a)  # in place
+            # `_set_state` by hand: this position's masks and observation are known
             self._legal = _LegalMasks(self.spec, state, True, masks)
-            self._fresh = {int(state.to_move[0]): observation}
+            mover = int(state.to_move[0])
+            self._fresh = {mover: observation}
             self._snapshot = None
         else:
             state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
             self._set_state(state)
             rewards = rewards[0]
+            mover = int(state.to_move[0])
         self._applied(a)
-        self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
+        agents, rewards = self.possible_agents, rewards.tolist()
+        self.rewards = dict(zip(agents, rewards, strict=True))
         if state.done[0]:
             trunc = bool(state.truncated[0])
             self.terminations = dict.fromkeys(self.agents, not trunc)
             self.truncations = dict.fromkeys(self.agents, trunc)
-        self.agent_selection = self.possible_agents[int(state.to_move[0])]
+        self.agent_selection = agents[mover]
         self._set_infos()
-        self._accumulate_rewards()
+        cumulative = self._cumulative_rewards  # PettingZoo's `_accumulate_rewards`, from the list at hand
+        for name, reward in zip(agents, rewards):
+            cumulative[name] += reward
         if self.render_mode == "human":
             self.render()
 

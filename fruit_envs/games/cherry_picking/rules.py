@@ -16,6 +16,7 @@ player must make. A set ends when the hands are empty; three sets make a game.
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass
 from functools import cache
 
@@ -321,7 +322,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     size, deck, hand, pay_scores, *scoring = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
-        np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index,
+        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index,
         s.hands, s.piles, s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, deck, hand,
         pay_scores, *scoring, masks, obs,
     )  # fmt: skip

@@ -386,7 +386,7 @@ def observe(
 
 @njit
 def advance(
-    actions, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market, stack,
+    action, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market, stack,
     stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round, rewards, ended,
     price_table, shows, umbrella, on_draw, on_place, market_operation, beginner, max_rounds, max_length, pay_scores,
     max_under, offsets, masks, obs,
@@ -394,6 +394,7 @@ def advance(
     """`step` of one live game, then the mask of the seat to move afterwards (`masks (P, 16)`, False for
     the others: turn-based) and its observation, in one call: what an env of one game needs after each
     action (each kernel call first unpacks its arrays)."""
+    actions = np.full(1, action, dtype=np.int64)
     step(
         actions, ~done, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market,
         stack, stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round, rewards,

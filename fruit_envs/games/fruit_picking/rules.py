@@ -17,6 +17,7 @@ market (with market operation: a choice to draw one or two, then which card to k
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cache
 
@@ -346,7 +347,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     size, *fixed, offsets = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
-        np.array([action], dtype=np.int64), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
+        operator.index(action), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
         s.seeds, s.storage, s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers,
         s.bought, s.rounds, s.turn_steps, s.last_round, rewards, ended, *fixed, offsets, masks, obs,
     )  # fmt: skip

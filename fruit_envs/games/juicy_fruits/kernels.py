@@ -1085,17 +1085,19 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
 
 
 @njit
-def advance(actions, st, rewards, ended, masks, obs, phase_actions, factory, solo, cap, per_row, pay_scores, offsets,
+def advance(action, st, rewards, ended, masks, obs, phase_actions, factory, solo, cap, per_row, pay_scores, offsets,
             phase_size, steps) -> np.int64:  # fmt: skip
     """`step` of one live game, then the mask of the seat to move afterwards (`masks (P, 66)`, False for
     the others: turn-based) and its observation, in one call: what an env of one game needs after each
     action (each kernel call first unpacks every state array). Returns what `step` returns; on an action
     of the wrong kind nothing changes."""
+    actions = np.full(1, action, dtype=np.int64)
     live = ~st[0]
     g = step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, per_row, pay_scores)
     if g >= 0:
         return g
     seats = st[2][:1].astype(np.int64)
-    mask_one(st, 0, seats[0], masks[seats[0]], np.zeros(N_SLOTS, dtype=np.bool_))
+    mask_one(st, np.int64(0), seats[0], masks[seats[0]], np.zeros(N_SLOTS, dtype=np.bool_))  # not a literal 0:
+    # `legal_mask`'s compiled `mask_one` serves (a literal would compile a second one)
     observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs)
     return -1

@@ -22,6 +22,7 @@ cart's spaces are used up, rotation of a square venue. A decision with one legal
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cache
 from operator import attrgetter
@@ -549,13 +550,12 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     cfg = state.config
     size, factory, solo, per_row, pay_scores, offsets, phases, steps = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
-    actions = np.array([action], dtype=np.int64)
     wrong_kind = _kernels().advance(
-        actions, _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo, round_cap(cfg), per_row,
-        pay_scores, offsets, phases, steps,
+        operator.index(action), _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo,
+        round_cap(cfg), per_row, pay_scores, offsets, phases, steps,
     )  # fmt: skip
     if wrong_kind >= 0:
-        step(state, actions)  # raises step's error; nothing changed
+        step(state, np.array([action], dtype=np.int64))  # raises step's error; nothing changed
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = outcome_rewards(winners(state))[0]
     return rewards[0], masks, obs[0]

@@ -508,7 +508,7 @@ def observe(
 
 @njit
 def advance(
-    actions, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play, kind_start, layout,
+    action, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play, kind_start, layout,
     location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits, set_bonus, seen_most, seen_once,
     committed, deck, deck_pos, shown, card, cards_won, rewards, ended, legal, pay_scores, rounds_to_win, box_hidden,
     games, seats, masks, offsets, card_table, held_rows, set_rows, value_pos, value_neg, options, obs,
@@ -516,6 +516,7 @@ def advance(
     """`step` of one live game, then every seat's mask (`games`, `seats`: every seat of it) and the
     observation of the seat to move afterwards, in one call: what an env of one game needs after each
     action (each kernel call first unpacks its arrays)."""
+    actions = np.full(1, action, dtype=np.int64)
     step(
         actions, ~done, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play,
         kind_start, layout, location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits, set_bonus,

@@ -39,6 +39,7 @@ Which fruit are in play is learned by flipping; `redeal_hidden` resamples it fro
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cache
 
@@ -496,7 +497,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     size, fixed, tables = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _kernels().advance(
-        np.array([action], dtype=np.int64), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
+        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
         s.round_index, s.starter, s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots,
         s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
         s.deck_pos, s.shown, s.card, s.cards_won, rewards, ended, *fixed, masks, *tables, obs,
