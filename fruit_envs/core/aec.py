@@ -441,7 +441,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
         self.agent_selection = agents[mover]
         self._set_infos()
         cumulative = self._cumulative_rewards  # PettingZoo's `_accumulate_rewards`, from the list at hand
-        for name, reward in zip(agents, rewards):
+        for name, reward in zip(agents, rewards, strict=True):
             cumulative[name] += reward
         if self.render_mode == "human":
             self.render()
