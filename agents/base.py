@@ -33,3 +33,36 @@ def state_kwargs(agent, state, seats, games=None) -> dict:
     if not getattr(agent, "needs_state", False):
         return {}
     return {"state": state if games is None else state.take(games), "seats": np.asarray(seats, dtype=np.int64)}
+
+
+def action_kinds(spec, config) -> list[str]:
+    """Each action's kind: the first word of its name in the rules (`take`, `place`, `play`, ...)."""
+    return [spec.rules.action_to_string(config, a).split()[0] for a in range(spec.num_actions)]
+
+
+class Handed:
+    """`agent`, except where its own choice is an action of one of `kinds`: there `expert` decides (the
+    expert is asked only on those rows). A player between the two, to measure which kind of decision wins
+    games (`benchmarks.decisions`) or to imitate the expert only where it plays better (`training.bc`)."""
+
+    def __init__(self, agent, expert, spec, config, kinds):
+        known = action_kinds(spec, config)
+        unknown = sorted(set(kinds) - set(known))
+        if not kinds or unknown:
+            raise ValueError(
+                f"{spec.name}: the expert's decisions must name kinds of action, from {sorted(set(known))}; "
+                f"got {list(kinds)}"
+            )
+        self.agent, self.expert = agent, expert
+        self.kinds = tuple(kinds)
+        self.handed = np.isin(known, self.kinds)  # (A,) bool: the expert decides where the agent chose these
+        self.needs_state = getattr(agent, "needs_state", False) or getattr(expert, "needs_state", False)
+        self.name = f"{getattr(agent, 'name', 'agent')}+{getattr(expert, 'name', 'expert')}@{','.join(self.kinds)}"
+
+    def act(self, obs, mask, rng, state=None, seats=None):
+        chosen = np.array(self.agent.act(obs, mask, rng, **state_kwargs(self.agent, state, seats)), dtype=np.int64)
+        rows = np.flatnonzero(self.handed[chosen])
+        if len(rows):
+            extra = state_kwargs(self.expert, state, None if seats is None else np.asarray(seats)[rows], games=rows)
+            chosen[rows] = self.expert.act(None if obs is None else obs[rows], mask[rows], rng, **extra)
+        return chosen

@@ -29,7 +29,7 @@ import numpy as np
 from fruit_envs._cli import positive_int, prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
-from fruit_envs.agents.base import state_kwargs
+from fruit_envs.agents.base import action_kinds, state_kwargs
 from fruit_envs.core.spec import get_spec
 from fruit_envs.core.threads import limit_threads
 
@@ -54,11 +54,6 @@ class Shadow:
         game = np.asarray(games, dtype=np.int64)
         self.rows.append(np.stack([game, phase, chosen, other], axis=1))
         return chosen if self.handed is None else np.where(self.handed[chosen], other, chosen)
-
-
-def action_kinds(spec, config) -> list[str]:
-    """Each action's kind: the first word of its name (`take`, `place`, `play`, ...)."""
-    return [spec.rules.action_to_string(config, a).split()[0] for a in range(spec.num_actions)]
 
 
 def compare(

@@ -279,6 +279,56 @@ def test_demonstrations_command_checks_its_arguments_before_playing(tmp_path, ca
     assert Demonstrations.load(out).meta["games"] == 3
 
 
+def test_a_teacher_improved_by_an_expert_on_some_kinds_of_decision(tmp_path, capsys):
+    """Issue 31: demonstrations of an agent whose decisions of some kinds an expert makes instead
+    (`agents.base.Handed`): on the positions the agent itself meets, the demonstrated action is the
+    expert's where the agent chose one of those kinds, and the agent's own elsewhere."""
+    from fruit_envs.agents.base import Handed, action_kinds
+    from fruit_envs.training import bc
+
+    spec = get_spec("quickity_pickity")
+    config = spec.make_config(2)
+    kinds = np.array(action_kinds(spec, config))
+
+    class Last:
+        """The highest legal action: deterministic, and a take wherever a fruit lies face up."""
+
+        name = "last"
+
+        def act(self, obs, mask, rng):
+            return mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+
+    last, rand = Last(), make_agent("random", spec, config)
+    hybrid = Handed(last, rand, spec, config, ("take",))
+    data = demonstrations(spec, config, hybrid, 4, seed=2, opponent=make_agent("greedy", spec, config))
+    own = last.act(data.obs, data.mask, None)
+    took = kinds[own] == "take"
+    assert took.any() and (~took).any()
+    assert np.array_equal(data.actions[~took], own[~took]), "the agent decides where it chose no take"
+    assert (data.actions[took] != own[took]).mean() > 0.3, "random decides where the agent took"
+    assert data.mask[np.arange(len(data)), data.actions].all()
+    with pytest.raises(ValueError, match=r"must name kinds of action, from \['flip', 'place', 'take', 'wait'\]"):
+        Handed(last, rand, spec, config, ("jump",))
+    out = tmp_path / "demos.npz"
+    assert bc.main(["--game", "quickity_pickity", "--expert-decides", "take", "--out", str(out)]) == 2
+    assert "need an expert agent" in capsys.readouterr().err
+    assert (
+        bc.main(["--game", "quickity_pickity", "--expert", "random", "--expert-decides", "jump", "--out", str(out)])
+        == 2
+    )
+    assert "got ['jump']" in capsys.readouterr().err
+    args = ["--game", "quickity_pickity", "--teacher", "greedy", "--expert", "random", "--expert-decides", "take"]
+    assert bc.main([*args, "--games", "2", "--out", str(out)]) == 0
+    assert Demonstrations.load(out).meta["teacher"] == "greedy+random@take"
+    runs = ["--runs-dir", str(tmp_path / "runs")]
+    assert train_ppo.main(["--game", "quickity_pickity", "--bc-expert", "search", *runs]) == 2
+    assert "they need --bc-games N > 0" in capsys.readouterr().err
+    bad = ["--bc-games", "2", "--bc-expert", "random", "--bc-expert-decides", "jump"]
+    assert train_ppo.main(["--game", "quickity_pickity", *bad, *runs]) == 2
+    assert "got ['jump']" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists(), "refused before the run folder exists"
+
+
 def test_the_row_encoder_shares_weights_across_rows_and_ignores_absent_ones():
     """Issue 31: Quickity Pickity's set rows through one shared network. Swapping two rows swaps their
     per-row features and leaves the pooled summary alone; a row of zeros (no set) changes nothing."""

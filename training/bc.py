@@ -214,6 +214,23 @@ def pretrain(
     return history
 
 
+def make_teacher(name: str, spec: GameSpec, config: Config, expert: str | None = None, decides=()):
+    """The teacher agent and its label: agent `name`, or, with `expert`, `name` whose decisions of the kinds
+    `decides` the expert makes instead (`agents.base.Handed`): demonstrations on the positions `name`
+    itself meets, improved only where the expert plays better."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.base import Handed
+
+    teacher = make_agent(name, spec, config)
+    if expert is None:
+        if decides:
+            raise ValueError(f"the expert's decisions {list(decides)} need an expert agent to make them")
+        return teacher, name
+    return Handed(teacher, make_agent(expert, spec, config), spec, config, tuple(decides)), (
+        f"{name}+{expert}@{','.join(decides)}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play and save demonstrations once, for `train_ppo --bc-data` (a slow teacher such as search)."""
     import argparse
@@ -233,6 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the teacher plays one seat (rotated) against this agent, and only its decisions are kept "
         "(default: the teacher in every seat)",
     )
+    parser.add_argument(
+        "--expert",
+        default=None,
+        help="with --expert-decides: this agent makes the teacher's decisions of those kinds (e.g. search)",
+    )
+    parser.add_argument(
+        "--expert-decides",
+        nargs="+",
+        default=(),
+        metavar="KIND",
+        help="kinds of action (first word of an action's name: take, flip, place, ...) decided by --expert",
+    )
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=integer, default=0)
     parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
@@ -243,18 +272,18 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a bad game, player count or teacher is reported before any game is played
         spec = get_spec(args.game)
         config = spec.make_config(args.num_players)
-        teacher = make_agent(args.teacher, spec, config)
+        teacher, label = make_teacher(args.teacher, spec, config, args.expert, tuple(args.expert_decides))
         opponent = None if args.opponent is None else make_agent(args.opponent, spec, config)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     started = time.time()
     data = demonstrations(spec, config, teacher, args.games, seed=args.seed, opponent=opponent)
-    data.meta["teacher"] = args.teacher
+    data.meta["teacher"] = label
     data.meta["opponent"] = args.opponent
     data.meta["seconds"] = round(time.time() - started, 1)
     data.save(args.out)
-    print(f"{len(data):,} decisions of {args.games:,} {args.teacher} games in {data.meta['seconds']} s -> {args.out}")
+    print(f"{len(data):,} decisions of {args.games:,} {label} games in {data.meta['seconds']} s -> {args.out}")
     return 0
 
 

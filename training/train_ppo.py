@@ -100,6 +100,11 @@ class Args(TrainArgs):
     """the warm start's teacher plays one seat against this agent (its decisions alone are imitated)
     instead of itself in every seat: the positions a learner trained against that opponent meets
     (with `bc_games`; saved demonstrations, `bc_data`, record their own opponent)"""
+    bc_expert: str | None = None
+    """with `bc_expert_decides`: this agent (e.g. search) makes the warm-start teacher's decisions of those
+    kinds, so the teacher is `bc_teacher` improved where the expert plays better"""
+    bc_expert_decides: tuple[str, ...] = ()
+    """kinds of action (the first word of an action's name: take, flip, place, ...) `bc_expert` decides"""
     bc_data: str | None = None
     """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
     playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
@@ -334,9 +339,16 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
         raise ValueError(f"--bc-opponent {args.bc_opponent} needs --bc-games N > 0 (the warm-start games to play)")
     if args.row_encoder:
         policy_kwargs(args, spec, config)  # a game without row blocks is refused before the run folder exists
-    warm_start_agents = (args.bc_teacher, args.bc_opponent) if args.bc_games > 0 and not args.bc_data else ()
+    playing = args.bc_games > 0 and not args.bc_data
+    if starting and (args.bc_expert is not None or args.bc_expert_decides) and not playing:
+        raise ValueError("--bc-expert and --bc-expert-decides shape new warm-start games: they need --bc-games N > 0")
+    warm_start_agents = (args.bc_teacher, args.bc_opponent) if playing else ()
     for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
+    if starting and playing and (args.bc_expert is not None or args.bc_expert_decides):
+        from fruit_envs.training.bc import make_teacher
+
+        make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
 
 
 class Interrupted:
@@ -821,16 +833,16 @@ def train(args: Args) -> dict:
 def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
     """Behaviour cloning: the policy imitates `bc_teacher` before PPO starts (history in bc.json)."""
     from fruit_envs.agents import make_agent
-    from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
+    from fruit_envs.training.bc import Demonstrations, demonstrations, make_teacher, pretrain
 
     started = time.time()
     if args.bc_data:
         data = Demonstrations.load(args.bc_data, spec, config)
     else:
-        teacher = make_agent(args.bc_teacher, spec, config)
+        teacher, label = make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
         opponent = None if args.bc_opponent is None else make_agent(args.bc_opponent, spec, config)
         data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed, opponent=opponent)
-        data.meta["teacher"] = args.bc_teacher
+        data.meta["teacher"] = label
         data.meta["opponent"] = args.bc_opponent
     played = time.time() - started
     history = pretrain(
