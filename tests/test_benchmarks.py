@@ -325,3 +325,19 @@ def test_decisions_hands_chosen_kinds_of_decision_to_the_reference(capsys):
     assert decisions.main(["--game", "cherry_picking", "--reference-decides", "fly"]) == 2
     err = capsys.readouterr().err
     assert "no actions of kind ['fly']" in err and "harvest" in err
+
+
+def test_cold_start_times_a_new_installation_and_a_cached_one(tmp_path, capsys):
+    """Issue 33: the first env of a game, timed in new processes from an empty numba cache and from the cache
+    the first one wrote (figures only: how long is the machine's business, not a test's)."""
+    from fruit_envs.benchmarks import cold_start
+
+    out = tmp_path / "cold.json"
+    assert cold_start.main(["--game", "cherry_picking", "--repeats", "1", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["game"] == "cherry_picking" and len(row["cold_s"]) == len(row["warm_s"]) == 1
+    assert all(s > 0 for s in row["cold_s"] + row["warm_s"])
+    assert "| cherry_picking |" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cold_start.main(["--repeats", "0"])
+    assert "--repeats must be a positive integer" in capsys.readouterr().err

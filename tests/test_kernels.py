@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import json, sys
 import numpy as np
@@ -98,3 +100,48 @@ def test_stable_argsort_orders_as_numpys_stable_argsort_ties_included():
             assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
     floats = gen.random(50)
     assert np.array_equal(stable_argsort(floats), np.argsort(floats, kind="stable"))
+
+
+COMPILES = """
+import json, sys
+from numba.core import event
+from fruit_envs.compile import compile_game
+recorder = event.RecordingListener()
+event.register("numba:compile", recorder)
+compile_game(sys.argv[1])
+compiled = [(ev.data["dispatcher"].py_func.__module__, ev.data["dispatcher"].py_func.__qualname__)
+            for _, ev in recorder.buffer if ev.is_start]
+print(json.dumps(compiled))
+"""
+
+
+def _first_compile(game: str, tmp_path) -> list[tuple[str, str]]:
+    """(module, name) of every function numba compiles while `game` plays through every kernel, from an
+    empty cache (a new installation)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")} | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", COMPILES, game], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return [tuple(row) for row in json.loads(out.stdout.strip().splitlines()[-1])]
+
+
+def _check_first_compile(game: str, tmp_path) -> None:
+    compiled = _first_compile(game, tmp_path)
+    ours = [name for module, name in compiled if module.startswith("fruit_envs")]
+    twice = sorted({name for name in ours if ours.count(name) > 1})
+    assert not twice, f"{game}: compiled for more than one signature (a constant or narrow-integer argument?): {twice}"
+    names = {name for _, name in compiled}
+    assert not any("raise_with_shape_context" in name for name in names), (
+        f"{game}: an array assigned from an array makes numba compile its shape-error message"
+    )
+
+
+def test_each_kernel_compiles_once_in_a_games_first_compile(tmp_path):
+    """A game's first compile (issue 33, cold start) builds each kernel for one signature and no shape-error
+    message: both rules of `core.kernels`, which kept Quickity Pickity's first compile a third shorter."""
+    _check_first_compile("quickity_pickity", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["cherry_picking", "fruit_picking", "juicy_fruits"])
+def test_each_kernel_compiles_once_in_every_games_first_compile(game, tmp_path):
+    _check_first_compile(game, tmp_path)

@@ -9,6 +9,12 @@ numbers are `core.rng`'s SplitMix64 streams, drawn per game inside a loop over t
 
 Two decorators: `njit` for a kernel the rules call from Python, `inner` for a helper only other kernels
 call (numba then builds no Python entry point for it, which is most of a small helper's compile time).
+
+Two habits keep a game's first compile short (`tests/test_kernels.py` checks both):
+- a kernel calls another with int64 and bool values, never a constant (`np.int64(1)`, `np.bool_(True)`)
+  or a narrow integer read from the state: numba compiles the callee again for each new argument type;
+- arrays are copied element by element, never `a[i] = b[j]` with array sides: that assignment makes numba
+  compile its shape-mismatch message (string formatting, about a second).
 """
 
 from __future__ import annotations

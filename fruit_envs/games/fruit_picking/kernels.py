@@ -181,7 +181,7 @@ def legal_mask(seat, done, to_move, phase, target, farm_order, seeds, market, pr
             kind = farm_order[g, max(target[g], 0)]
             if kind >= 2:
                 for slot in range(MAX_SLOTS):
-                    card = market[g, slot]
+                    card = np.int64(market[g, slot])
                     fits = card >= 0 and 2 + card % N_KINDS == kind
                     if fits and _price(price_table, card, slot) <= seeds[g, s, HOUSE]:
                         mask[g, BUY_BASE + slot] = True
@@ -243,7 +243,7 @@ def step(
             ends_turn = True
         elif BUY_BASE <= a < DRAW_ONE:  # pay from the House, return the target's seeds, take the card
             slot = a - BUY_BASE
-            card = market[g, slot]
+            card = np.int64(market[g, slot])
             price = _price(price_table, card, slot)
             t = target[g]
             seeds[g, seat, HOUSE] -= price

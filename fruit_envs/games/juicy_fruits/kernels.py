@@ -344,7 +344,8 @@ def init(
         u = np.empty(p * FRUITS, dtype=np.float64)
         uniform(k_ponds, u)
         for i in range(p):
-            island[g, i] = start_island
+            for c in range(len(start_island)):  # element by element (core.kernels)
+                island[g, i, c] = start_island[c]
             ponds = stable_argsort(u[i * FRUITS : (i + 1) * FRUITS])
             for j in range(FRUITS):
                 island[g, i, POND_CELLS[j]] = COLLECTOR + ponds[j]
@@ -589,7 +590,7 @@ def _begin_factory(st, g, arrows) -> bool:
     """Step 3 once step 2 is over; True when no disc can advance (the turn is over)."""
     clear_pending(st, g)
     p = np.int64(st[2][g])
-    if factory_moves(st[22][g], p, NO, NO, st[9][g, p], arrows):
+    if factory_moves(st[22][g], p, np.int64(NO), np.int64(NO), st[9][g, p], arrows):
         st[4][g] = FACTORY
         return False
     return True
@@ -1018,12 +1019,13 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
     delta = np.zeros((NUM_ACTIONS, FRUITS), dtype=np.float64)
     values = np.zeros(3, dtype=np.float64)
     scratch = np.zeros(N_SLOTS, dtype=np.bool_)
+    yes = np.bool_(True)  # not the constant True (core.kernels)
     for g in range(len(seats)):
         seat = np.int64(seats[g])
         live = not done[g]
         _one_hot(obs, g, offsets[O_PHASE], np.int64(phase[g]), live and phase[g] < phase_size)
         _one_hot(obs, g, offsets[O_TO_MOVE], (np.int64(to_move[g]) - seat) % p, live)
-        _one_hot(obs, g, offsets[O_SEAT], seat, True)
+        _one_hot(obs, g, offsets[O_SEAT], seat, yes)
         obs[g, offsets[O_ROUND]] = np.int64(rounds[g]) / cap
         obs[g, offsets[O_LICENSE]] = np.int64(st[17][g]) / steps
         final = st[17][g] == 0 or (solo and rounds[g] == cap - 1)
@@ -1032,11 +1034,11 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
             obs[g, offsets[O_STACKS] + j] = np.int64(st[12][g, j]) / STACK_SIZE[j]
         for slot in range(N_SLOTS):
             token = np.int64(st[11][g, slot // ROW_SLOTS, slot % ROW_SLOTS])
-            _one_hot(obs, g, offsets[O_BOARD] + slot * N_TOKENS, token, True)
-        _one_hot(obs, g, offsets[O_CELL], np.int64(st[18][g]), True)
-        _one_hot(obs, g, offsets[O_TOKEN], np.int64(st[19][g]), True)
+            _one_hot(obs, g, offsets[O_BOARD] + slot * N_TOKENS, token, yes)
+        _one_hot(obs, g, offsets[O_CELL], np.int64(st[18][g]), yes)
+        _one_hot(obs, g, offsets[O_TOKEN], np.int64(st[19][g]), yes)
         obs[g, offsets[O_AMOUNT]] = np.int64(st[20][g]) / MAX_SPLIT
-        _one_hot(obs, g, offsets[O_ROTATION], np.int64(st[21][g]), True)
+        _one_hot(obs, g, offsets[O_ROTATION], np.int64(st[21][g]), yes)
         for k in range(p):
             i = (seat + k) % p
             for f in range(FRUITS):
@@ -1074,7 +1076,7 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
                     if node >= 0:
                         obs[g, offsets[O_DISCS] + k * N_NODES + node] += 1.0 / DISCS
                 obs[g, offsets[O_BOTTLES] + k] = bottles(discs[g, i]) / MAX_BOTTLES
-            _one_hot(obs, g, offsets[O_ARROW], np.int64(st[25][g]), True)
+            _one_hot(obs, g, offsets[O_ARROW], np.int64(st[25][g]), yes)
         if solo:
             for t in range(N_TOKENS):
                 obs[g, offsets[O_PILE] + t] = 1.0 if st[27][g, t] else 0.0

@@ -44,7 +44,8 @@ def set_value(card, size, bits, legal) -> np.int64:
 
 @inner
 def _set_money(g, row, card, set_size, set_bits, set_bonus, legal) -> np.int64:
-    return set_value(card, set_size[g, row], set_bits[g, row], legal) + CARD_BONUS[card] * set_bonus[g, row]
+    size, bits = np.int64(set_size[g, row]), np.int64(set_bits[g, row])
+    return set_value(card, size, bits, legal) + CARD_BONUS[card] * set_bonus[g, row]
 
 
 @inner
@@ -113,7 +114,9 @@ def new_round(
     before = layout[g].copy()
     for j in range(len(order)):
         layout[g, j] = before[order[j]]
-    kind_slots[g] = stable_argsort(layout[g])
+    slots = stable_argsort(layout[g].astype(np.float64))  # one compiled sort, the float one
+    for j in range(len(slots)):  # element by element (core.kernels)
+        kind_slots[g, j] = slots[j]
     location[g] = FACE_DOWN
     up_count[g] = 0
     taken[g] = 0
@@ -187,7 +190,8 @@ def step(
         to_move[g] += 1
         step_count[g] += 1
         if to_move[g] == p:
-            start[:] = location[g]  # the table as everyone saw it when choosing
+            for j in range(len(start)):  # the table as everyone saw it when choosing, element by element
+                start[j] = location[g, j]
             # A. flips: the j-th flipper turns the j-th face-down slot (players reach for different
             # tiles); only when more flip than lie face down do two turn the same tile
             flips = 0
@@ -230,7 +234,7 @@ def step(
                     kind = layout[g, slot]
                     row = _zone_start(g, num_sets, i) + target[i]
                     bonus = IS_BONUS[c, kind]
-                    before = set_value(c, set_size[g, row], set_bits[g, row], legal)
+                    before = set_value(c, np.int64(set_size[g, row]), np.int64(set_bits[g, row]), legal)
                     location[g, slot] = SET_BASE + i * S + target[i]
                     set_size[g, row] += 1
                     set_bits[g, row] |= KIND_BITS[kind]
@@ -238,7 +242,7 @@ def step(
                     held[g, i] = NO_SLOT
                     seat_phase[g, i] = FLIP
                     if pay_scores:
-                        after = set_value(c, set_size[g, row], set_bits[g, row], legal)
+                        after = set_value(c, np.int64(set_size[g, row]), np.int64(set_bits[g, row]), legal)
                         rewards[g, i] += after - before + CARD_BONUS[c] * bonus
                 # B. takes: the copies face up at the start of the tick go to the takers of their type,
                 # in a uniformly random order when several take the same type
@@ -387,7 +391,7 @@ def _gains(g, s, done, card, layout, held, num_sets, set_size, set_bits, legal, 
     held_kind = min(np.int64(layout[g, held[g, s]]), TYPES - 1) if holding else 0
     for ty in range(TYPES):
         bonus = np.int64(IS_BONUS[c, ty]) * CARD_BONUS[c]
-        alone = set_value(c, 1, KIND_BITS[ty], legal) + bonus
+        alone = set_value(c, np.int64(1), KIND_BITS[ty], legal) + bonus
         best = alone
         fits = False
         for j in range(count):
@@ -471,7 +475,7 @@ def observe(
         for i in range(p):
             total += num_sets[g, i]
         mine = _zone_start(g, num_sets, s)
-        row = 0
+        row = np.int64(0)
         for owner in range(p):
             rel = (owner - s) % p
             for _ in range(num_sets[g, owner]):
@@ -523,7 +527,7 @@ def advance(
         seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, rewards, ended, legal,
         pay_scores, rounds_to_win, box_hidden,
     )  # fmt: skip
-    legal_mask(games, seats, done, committed, seat_phase, num_sets, up_count, set_size.shape[1], True, masks)
+    legal_mask(games, seats, done, committed, seat_phase, num_sets, up_count, set_size.shape[1], np.bool_(True), masks)
     observe(
         to_move.astype(np.int64), done, seat_phase, starter, layout, location, up_count, taken, held, num_sets,
         set_size, set_bits, set_bonus, seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won,
