@@ -279,6 +279,43 @@ def test_demonstrations_command_checks_its_arguments_before_playing(tmp_path, ca
     assert Demonstrations.load(out).meta["games"] == 3
 
 
+def test_demonstrations_played_in_parallel_merge_into_one_file(tmp_path, capsys):
+    """`bc --merge`: files of the same game and teacher with different seeds join (decisions and games add
+    up, in order); another teacher, a repeated seed, another game or a file that is not one is refused."""
+    from fruit_envs.training import bc
+
+    a, b, c, out = (tmp_path / f"{name}.npz" for name in ("a", "b", "c", "all"))
+    assert bc.main(["--game", "cherry_picking", "--games", "3", "--seed", "1", "--out", str(a)]) == 0
+    assert bc.main(["--game", "cherry_picking", "--games", "2", "--seed", "2", "--out", str(b)]) == 0
+    assert (
+        bc.main(["--game", "cherry_picking", "--games", "2", "--seed", "3", "--teacher", "random", "--out", str(c)])
+        == 0
+    )
+    assert bc.main(["--game", "cherry_picking", "--merge", str(a), str(b), "--out", str(out)]) == 0
+    first, second, merged = Demonstrations.load(a), Demonstrations.load(b), Demonstrations.load(out)
+    assert len(merged) == len(first) + len(second) and merged.meta["games"] == 5 and merged.meta["seed"] == [1, 2]
+    assert np.array_equal(merged.obs, np.concatenate([first.obs, second.obs]))
+    assert np.array_equal(merged.actions, np.concatenate([first.actions, second.actions]))
+    capsys.readouterr()
+    assert bc.main(["--game", "cherry_picking", "--merge", str(a), str(c), "--out", str(out)]) == 2
+    assert "only like demonstrations merge" in capsys.readouterr().err
+    assert bc.main(["--game", "cherry_picking", "--merge", str(a), str(a), "--out", str(out)]) == 2
+    assert "share a seed" in capsys.readouterr().err
+    assert bc.main(["--game", "fruit_picking", "--merge", str(a), str(b), "--out", str(out)]) == 2
+    assert "not fruit_picking" in capsys.readouterr().err
+    text = tmp_path / "notes.npz"
+    text.write_text("not demonstrations")
+    assert bc.main(["--game", "cherry_picking", "--merge", str(a), str(text), "--out", str(out)]) == 2
+    assert "error:" in capsys.readouterr().err
+    assert Demonstrations.load(out).meta["games"] == 5  # a refused merge leaves the earlier file as it was
+    both = tmp_path / "both.npz"  # a merged file merges again
+    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(c), "--out", str(both)]) == 2
+    d = tmp_path / "d.npz"
+    assert bc.main(["--game", "cherry_picking", "--games", "1", "--seed", "4", "--out", str(d)]) == 0
+    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(d), "--out", str(both)]) == 0
+    assert Demonstrations.load(both).meta["seed"] == [1, 2, 4]
+
+
 def test_a_teacher_improved_by_an_expert_on_some_kinds_of_decision(tmp_path, capsys):
     """Issue 31: demonstrations of an agent whose decisions of some kinds an expert makes instead
     (`agents.base.Handed`): on the positions the agent itself meets, the demonstrated action is the

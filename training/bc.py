@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +82,35 @@ class Demonstrations:
             if have != want:
                 raise ValueError(f"demonstrations {path} are of {have}, but this run needs {want}")
         return demos
+
+    @classmethod
+    def merge(cls, parts: list[Demonstrations], sources: list[str]) -> Demonstrations:
+        """One set from several files of the same game, rules version, configuration and teacher (e.g.
+        played in parallel processes with different seeds); anything else is refused, naming the file."""
+        same = ("game", "rules_version", "config", "observation_shape", "teacher", "opponent")
+        first = parts[0].meta
+        for part, source in zip(parts[1:], sources[1:], strict=True):
+            differ = {key: part.meta.get(key) for key in same if part.meta.get(key) != first.get(key)}
+            if differ:
+                want = {key: first.get(key) for key in differ}
+                raise ValueError(
+                    f"{source} holds {differ}, but {sources[0]} holds {want}: only like demonstrations merge"
+                )
+        seeds = []  # a merged file keeps the list of its parts' seeds
+        for part in parts:
+            seed = part.meta.get("seed")
+            seeds += seed if isinstance(seed, list) else [seed]
+        if len(set(seeds)) < len(seeds):
+            raise ValueError(f"{sources} share a seed ({seeds}): the same games twice would count double")
+        meta = {key: first.get(key) for key in (*same, "num_players")}
+        meta["games"] = sum(part.meta.get("games", 0) for part in parts)
+        meta["truncated_games"] = sum(part.meta.get("truncated_games", 0) for part in parts)
+        meta["seed"] = seeds
+        meta["seconds"] = round(sum(part.meta.get("seconds", 0.0) for part in parts), 1)
+        meta["merged_from"] = list(sources)
+        fields = ("obs", "mask", "actions", "returns", "potential")
+        arrays = {name: np.concatenate([getattr(part, name) for part in parts]) for name in fields}
+        return cls(**arrays, meta=meta)
 
 
 def demonstrations(
@@ -265,10 +295,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=integer, default=0)
     parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="instead of playing, join these demonstration files (the same game, configuration and teacher, "
+        "different seeds: e.g. played in parallel processes) into --out",
+    )
     args = parser.parse_args(argv)
     limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
     if args.out.suffix != ".npz":
         parser.error(f"--out must name a .npz file, got {args.out}")
+    if args.merge is not None:
+        try:
+            parts = [Demonstrations.load(path) for path in args.merge]
+            data = Demonstrations.merge(parts, list(args.merge))
+            if data.meta["game"] != get_spec(args.game).id:
+                raise ValueError(f"the files hold {data.meta['game']} demonstrations, not {args.game}")
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        data.save(args.out)
+        print(f"{len(data):,} decisions of {data.meta['games']:,} games from {len(parts)} files -> {args.out}")
+        return 0
     try:  # a bad game, player count or teacher is reported before any game is played
         spec = get_spec(args.game)
         config = spec.make_config(args.num_players)
