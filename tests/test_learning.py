@@ -308,11 +308,10 @@ def test_demonstrations_played_in_parallel_merge_into_one_file(tmp_path, capsys)
     assert bc.main(["--game", "cherry_picking", "--merge", str(a), str(text), "--out", str(out)]) == 2
     assert "error:" in capsys.readouterr().err
     assert Demonstrations.load(out).meta["games"] == 5  # a refused merge leaves the earlier file as it was
-    both = tmp_path / "both.npz"  # a merged file merges again
-    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(c), "--out", str(both)]) == 2
-    d = tmp_path / "d.npz"
+    both, d = tmp_path / "both.npz", tmp_path / "d.npz"
+    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(c), "--out", str(both)]) == 2  # teacher
     assert bc.main(["--game", "cherry_picking", "--games", "1", "--seed", "4", "--out", str(d)]) == 0
-    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(d), "--out", str(both)]) == 0
+    assert bc.main(["--game", "cherry_picking", "--merge", str(out), str(d), "--out", str(both)]) == 0  # merges again
     assert Demonstrations.load(both).meta["seed"] == [1, 2, 4]
 
 
