@@ -61,6 +61,7 @@ def test_console_scripts_are_the_user_facing_commands():
         "fruit-envs-train": "fruit_envs.training.train_ppo:main",
         "fruit-envs-train-rllib": "fruit_envs.training.train_rllib:main",
         "fruit-envs-demonstrations": "fruit_envs.training.bc:main",
+        "fruit-envs-average": "fruit_envs.training.average:main",
         "fruit-envs-baselines": "fruit_envs.training.baselines:main",
         "fruit-envs-tournament": "fruit_envs.benchmarks.tournament:main",
         "fruit-envs-benchmark": "fruit_envs.benchmarks.benchmark:main",

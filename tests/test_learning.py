@@ -10,6 +10,7 @@ from conftest import game_ids
 
 from fruit_envs import get_spec
 from fruit_envs.agents import make_agent
+from fruit_envs.core import rng as frng
 from fruit_envs.core.shaping import score_margin
 from fruit_envs.training import train_ppo
 from fruit_envs.training.bc import Demonstrations, demonstrations, pretrain
@@ -393,3 +394,50 @@ def test_row_encoder_is_refused_for_a_game_without_rows(tmp_path, capsys):
     assert train_ppo.main(["--game", "cherry_picking", "--row-encoder", "--runs-dir", str(tmp_path)]) == 2
     assert "--row-encoder: Cherry Picking declares no blocks of like rows" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_checkpoint_averaging_means_the_weights_and_refuses_what_cannot_be_averaged(tmp_path, capsys):
+    """`training.average`: the averaged model's policy weights are the mean of the checkpoints' (from a run
+    folder's step range or from files), it loads and plays; another network, one checkpoint, an existing
+    output or a folder that is no run is refused with the reason, and nothing is overwritten."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+    from fruit_envs.training import average
+
+    env = FruitSB3VecEnv("cherry_picking", num_envs=4, num_players=2, opponent="random")
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    models = []
+    for k, step in enumerate((100, 200, 300)):
+        model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, seed=k, policy_kwargs={"net_arch": [16]})
+        model.save(run / "checkpoints" / f"step_{step:012d}.zip")
+        models.append(model)
+    other = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [8]})
+    other.save(tmp_path / "other.zip")
+    out = tmp_path / "avg" / "model.zip"
+    assert average.main([str(run), "--from-step", "200", "--out", str(out)]) == 0
+    averaged = MaskablePPO.load(out, device="cpu").policy.state_dict()
+    for name, value in models[1].policy.state_dict().items():
+        expected = (value.double() + models[2].policy.state_dict()[name].double()) / 2
+        assert torch.allclose(averaged[name].double(), expected.to(averaged[name].dtype).double(), atol=1e-6), name
+    assert json.loads(out.with_suffix(".json").read_text())["averaged"][0].endswith("step_000000000200.zip")
+    spec = get_spec("cherry_picking")
+    agent = make_agent(f"ppo:{out}", spec, spec.make_config())
+    state = spec.rules.init(spec.make_config(), frng.keys_from_seed(0, 4))
+    mask = spec.rules.legal_mask(state)
+    actions = agent.act(spec.rules.observe(state, state.to_move.astype(np.int64)), mask, np.random.default_rng(0))
+    assert mask[np.arange(4), actions].all()
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert average.main([str(run), "--out", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err and out.read_bytes() == before
+    first = run / "checkpoints" / "step_000000000100.zip"
+    assert average.main([str(first), str(tmp_path / "other.zip"), "--out", str(tmp_path / "x.zip")]) == 2
+    assert "another network" in capsys.readouterr().err
+    assert average.main([str(run), "--from-step", "300", "--out", str(tmp_path / "y.zip")]) == 2
+    assert "at least two" in capsys.readouterr().err
+    assert average.main([str(tmp_path / "avg"), "--out", str(tmp_path / "z.zip")]) == 2
+    assert "not a training run folder" in capsys.readouterr().err
+    assert not any((tmp_path / f"{n}.zip").exists() for n in "xyz")
