@@ -80,7 +80,8 @@ class _LegalMasks:
         # every seat's masks, all at once: `(P, A)` bool, and the int8 rows (views, each handed out as is)
         self._every: tuple[np.ndarray, list] | None = None
         if masks is not None:  # known (the AEC env's hot path: keep this short)
-            self._all_at_once, self._every = True, (masks, list(masks.astype(np.int8)))
+            rows = masks.astype(np.int8)
+            self._all_at_once, self._every = True, (masks, [rows[k] for k in range(len(rows))])
             return
         self._all_at_once = all_at_once  # `_all_masks_at_once(spec)`, decided once per env
         self._cache: dict[int, np.ndarray] = {}
@@ -93,6 +94,8 @@ class _LegalMasks:
         return self._every
 
     def __call__(self, seat: int) -> np.ndarray:
+        if self._every is not None:
+            return self._every[0][seat]
         if self._all_at_once:
             return self._every_seat()[0][seat]
         mask = self._cache.get(seat)
@@ -105,6 +108,8 @@ class _LegalMasks:
         return mask
 
     def int8(self, seat: int) -> np.ndarray:
+        if self._every is not None:
+            return self._every[1][seat]
         if self._all_at_once:
             return self._every_seat()[1][seat]
         mask = self._int8.get(seat)
@@ -422,15 +427,18 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             state = self._state
             rewards, masks, observation = self._advance(state, a)  # in place
             # `_set_state` by hand: this position's masks and observation are known
-            self._legal = _LegalMasks(self.spec, state, True, masks)
+            legal = self._legal = _LegalMasks(self.spec, state, True, masks)
             mover = int(state.to_move[0])
             self._fresh = {mover: observation}
             self._snapshot = None
+            seats, rows = self._seats, legal._every[1]  # `_set_infos`, from the rows at hand
+            self.infos = {name: {"action_mask": rows[seats[name]]} for name in self.agents}
         else:
             state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
             self._set_state(state)
             rewards = rewards[0]
             mover = int(state.to_move[0])
+            self._set_infos()
         self._applied(a)
         agents, rewards = self.possible_agents, rewards.tolist()
         self.rewards = dict(zip(agents, rewards, strict=True))
@@ -439,10 +447,10 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             self.terminations = dict.fromkeys(self.agents, not trunc)
             self.truncations = dict.fromkeys(self.agents, trunc)
         self.agent_selection = agents[mover]
-        self._set_infos()
-        cumulative = self._cumulative_rewards  # PettingZoo's `_accumulate_rewards`, from the list at hand
-        for name, reward in zip(agents, rewards, strict=True):
-            cumulative[name] += reward
+        if any(rewards):  # PettingZoo's `_accumulate_rewards`, from the list at hand (most steps pay nothing)
+            cumulative = self._cumulative_rewards
+            for name, reward in zip(agents, rewards, strict=True):
+                cumulative[name] += reward
         if self.render_mode == "human":
             self.render()
 
