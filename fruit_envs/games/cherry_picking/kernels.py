@@ -263,12 +263,13 @@ def observe(seat, done, to_move, phase, set_index, hands, piles, plants, played,
 @njit
 def advance(
     action, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside, set_scores,
-    scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign, games, seats, masks, obs,
+    scores, rewards, ended, masks, obs, deck, hand, pay_scores, table, assign, n_assign,
 ):  # fmt: skip
-    """`step` of one live game, then every seat's mask (`games`, `seats`: every seat of it) and the
-    observation of the seat to move afterwards, in one call: what an env of one game needs after each
-    action (each kernel call first unpacks its arrays)."""
+    """`step` of one live game, then every seat's mask and the observation of the seat to move afterwards,
+    in one call: what an env of one game needs after each action (each kernel call first unpacks its
+    arrays, so the fewer the better)."""
     actions = np.full(1, action, dtype=np.int64)
+    games, seats = np.zeros(len(masks), dtype=np.int64), np.arange(len(masks))  # every seat of the one game
     live = ~done
     step(
         actions, live, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,

@@ -25,7 +25,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, advance_buffers, every_seat, game_rows, seat_array
+from fruit_envs.core.state import BatchState, every_seat, game_rows, seat_array
 from fruit_envs.games.cherry_picking import components as C
 
 N_CARDS = C.N_CARD_TYPES  # 53
@@ -318,33 +318,28 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """One game (batch of one) stepped in place by a legal `action`, then every seat: returns the rewards
     `(P,)`, every seat's mask `(P, 60)` and the observation `(O,)` of the seat to move afterwards, equal
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
-    s, cfg = state, state.config
-    size, deck, hand, pay_scores, *scoring = _advance_constants(cfg)
-    rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
+    s = state
+    p, size, terminal, fixed = _advance_constants(s.config)
+    rewards, ended = np.zeros((1, p), dtype=np.float32), np.zeros(1, dtype=bool)
+    masks, obs = np.zeros((p, NUM_ACTIONS), dtype=bool), np.zeros((1, size), dtype=np.float32)
     _kernels().advance(
-        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index,
-        s.hands, s.piles, s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, deck, hand,
-        pay_scores, *scoring, masks, obs,
+        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index, s.hands, s.piles,
+        s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, masks, obs, *fixed,
     )  # fmt: skip
-    if cfg.reward == "terminal" and ended[0]:
+    if terminal and ended[0]:
         rewards[0] = terminal_rewards(s.scores)[0]
     return rewards[0], masks, obs[0]
 
 
 @cache
 def _advance_constants(config: Config) -> tuple:
-    """The observation's size, then `kernels.advance`'s arguments that depend on the configuration alone,
-    in its order (one cached lookup per call: `advance` is the one-game hot path)."""
+    """What `advance` needs of the configuration alone: players, observation size, whether the reward is
+    the outcome, and `kernels.advance`'s last arguments in its order (one cached lookup per call: `advance`
+    is the one-game hot path)."""
     p = config.num_players
     scoring = _score_args(config.same_sort_bonus)
-    return (
-        observation_shape(config)[0],
-        _deck(p),
-        C.hand_size(p),
-        config.reward == "score",
-        *scoring,
-        *every_seat(1, p),
-    )
+    fixed = (_deck(p), C.hand_size(p), config.reward == "score", *scoring)
+    return p, observation_shape(config)[0], config.reward == "terminal", fixed
 
 
 def terminal_rewards(scores: np.ndarray) -> np.ndarray:
