@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -441,3 +442,113 @@ def test_checkpoint_averaging_means_the_weights_and_refuses_what_cannot_be_avera
     assert average.main([str(tmp_path / "avg"), "--out", str(tmp_path / "z.zip")]) == 2
     assert "not a training run folder" in capsys.readouterr().err
     assert not any((tmp_path / f"{n}.zip").exists() for n in "xyz")
+
+
+class _Valuing:
+    """A teacher that keeps a value of each action it weighs (as search does): it weighs the legal
+    actions of rows whose first legal action is even, values action a at -a / 10, and takes the best."""
+
+    name = "valuing"
+    last_values = None
+
+    def act(self, obs, mask, rng):
+        values = np.where(mask, -np.arange(mask.shape[1]) / 10.0, np.nan)
+        values[np.argmax(mask, axis=1) % 2 == 1] = np.nan  # rows it does not weigh
+        self.last_values = values
+        return np.argmax(mask, axis=1)
+
+
+def _softmax_of_legal(mask: np.ndarray, temperature: float) -> np.ndarray:
+    scaled = np.where(mask, -np.arange(mask.shape[1]) / 10.0 / temperature, -np.inf)
+    p = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def test_a_teacher_that_keeps_action_values_gives_soft_targets(tmp_path):
+    """Learning from search's value of each action, not its choice alone: the values a teacher keeps
+    (`last_values`) are recorded per decision, saved, and turned into soft targets: a softmax of the
+    values where it weighed two or more actions, its choice elsewhere."""
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    data = demonstrations(spec, config, _Valuing(), 6, seed=5, opponent=make_agent("greedy", spec, config))
+    weighed = np.argmax(data.mask, axis=1) % 2 == 0
+    assert data.values.shape == data.mask.shape and weighed.any() and (~weighed).any()
+    assert np.array_equal(np.isfinite(data.values), data.mask & weighed[:, None]), "values where it weighed"
+    soft = data.soft_targets(0.05)
+    assert np.allclose(soft.sum(axis=1), 1.0) and (soft[~data.mask] == 0).all()
+    several = weighed & (data.mask.sum(axis=1) >= 2)
+    assert np.allclose(soft[several], _softmax_of_legal(data.mask[several], 0.05), atol=1e-6)
+    one_hot = np.eye(data.mask.shape[1], dtype=np.float32)[data.actions]
+    assert np.array_equal(soft[~several], one_hot[~several]), "its choice where it weighed fewer than two"
+    half = data.soft_targets(0.05, weight=0.5)
+    assert np.allclose(half[several], 0.5 * one_hot[several] + 0.5 * soft[several], atol=1e-6)
+    assert np.array_equal(data.soft_targets(0.05, weight=0.0), one_hot)
+    for temperature, weight in ((0.0, 1.0), (np.nan, 1.0), (0.1, 1.5)):
+        with pytest.raises(ValueError, match="temperature > 0 and a weight in"):
+            data.soft_targets(temperature, weight)
+    path, plain = tmp_path / "valued.npz", tmp_path / "plain.npz"
+    data.save(path)
+    back = Demonstrations.load(path, spec, config)
+    assert np.array_equal(back.values, data.values, equal_nan=True)
+    demonstrations(spec, config, make_agent("greedy", spec, config), 2, seed=6).save(plain)
+    assert Demonstrations.load(plain).values is None and Demonstrations.load(plain).soft_targets(0.1).max() == 1.0
+    stripped = dataclasses.replace(back, values=None, meta={**back.meta, "seed": 99})  # as saved before values
+    with pytest.raises(ValueError, match=r"\['old'\] hold no teacher values"):
+        Demonstrations.merge([back, stripped], [str(path), "old"])
+    assert Demonstrations.merge([back, dataclasses.replace(stripped, values=back.values)], ["a", "b"]).values.shape == (
+        2 * len(back),
+        back.mask.shape[1],
+    )
+
+
+def test_an_agent_handing_decisions_to_a_valuing_expert_keeps_its_values():
+    """`Handed` passes on the expert's values on the rows the expert decided, NaN on the agent's own."""
+    from fruit_envs.agents.base import Handed, action_kinds
+
+    spec = get_spec("quickity_pickity")
+    config = spec.make_config(2)
+    kinds = np.array(action_kinds(spec, config))
+    data = demonstrations(spec, config, make_agent("greedy", spec, config), 2, seed=1)
+    greedy, expert = make_agent("greedy", spec, config), _Valuing()
+    hybrid = Handed(greedy, expert, spec, config, ("take",))
+    chosen = hybrid.act(data.obs, data.mask, np.random.default_rng(0))
+    handed = kinds[greedy.act(data.obs, data.mask, np.random.default_rng(0))] == "take"
+    assert handed.any() and (~handed).any()
+    assert np.isnan(hybrid.last_values[~handed]).all()
+    assert np.array_equal(hybrid.last_values[handed], expert.last_values, equal_nan=True)
+    assert np.array_equal(chosen[handed], np.argmax(data.mask[handed], axis=1))
+    assert Handed(greedy, make_agent("random", spec, config), spec, config, ("take",)).last_values is None
+
+
+def test_warm_start_fits_soft_targets_and_refuses_a_teacher_without_values(tmp_path, capsys):
+    """`pretrain(soft_temperature=T)` fits the soft targets (their cross-entropy falls, and the policy's
+    probabilities near them); `train_ppo --bc-soft-temperature` refuses warm starts that keep no values."""
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    torch.manual_seed(0)
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    data = demonstrations(spec, config, _Valuing(), 30, seed=0)
+    model = MaskablePPO("MlpPolicy", FruitSB3VecEnv("cherry_picking", num_envs=4), device="cpu", seed=0)
+    history = pretrain(model.policy, data, epochs=8, batch_size=256, soft_temperature=0.2)
+    assert history[-1]["policy_loss"] < 0.8 * history[0]["policy_loss"]
+    targets = data.soft_targets(0.2)
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(data.obs), action_masks=data.mask)
+        probs = dist.distribution.probs.numpy()
+    assert np.abs(probs - targets).sum(axis=1).mean() < 0.5, "the policy's probabilities near its targets"
+    plain = tmp_path / "plain.npz"
+    demonstrations(spec, config, make_agent("greedy", spec, config), 2, seed=6).save(plain)
+    runs = ["--game", "cherry_picking", "--total-timesteps", "64", "--runs-dir", str(tmp_path / "runs")]
+    assert train_ppo.main([*runs, "--bc-data", str(plain), "--bc-soft-temperature", "0.1"]) == 2
+    assert f"--bc-data {plain} holds none" in capsys.readouterr().err
+    assert train_ppo.main([*runs, "--bc-games", "4", "--bc-soft-temperature", "0.1"]) == 2
+    assert "the teacher greedy keeps none" in capsys.readouterr().err
+    assert train_ppo.main([*runs, "--bc-soft-temperature", "0.1"]) == 2
+    assert "needs --bc-games N > 0 or --bc-data FILE" in capsys.readouterr().err
+    assert train_ppo.main([*runs, "--bc-soft-weight", "1.5"]) == 2
+    assert "--bc-soft-weight in [0, 1]" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists(), "refused before the run folder exists"

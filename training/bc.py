@@ -30,7 +30,9 @@ from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards
 @dataclass
 class Demonstrations:
     """Teacher decisions: `obs (N, O)`, `mask (N, A)` bool, `actions (N,)`, `returns (N,)` (the seat's
-    return from the decision on) and `potential (N,)` (its score margin there, for shaped value targets)."""
+    return from the decision on) and `potential (N,)` (its score margin there, for shaped value targets);
+    `values (N, A)`, where the teacher keeps them (search's `last_values`), its estimate of each action
+    it weighed (NaN for the others, and on rows it did not weigh), for soft targets (`soft_targets`)."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -38,6 +40,7 @@ class Demonstrations:
     returns: np.ndarray
     potential: np.ndarray
     meta: dict
+    values: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -45,6 +48,29 @@ class Demonstrations:
     def value_targets(self, shaping: float = 0.0) -> np.ndarray:
         """What a learner's value head estimates with gamma = 1 under potential-based shaping `shaping`."""
         return (self.returns - shaping * self.potential).astype(np.float32)
+
+    def soft_targets(self, temperature: float, weight: float = 1.0) -> np.ndarray:
+        """`(N, A)` float32 action distributions to imitate: on rows where the teacher weighed two or more
+        actions, `weight` of a softmax of their values at `temperature` (the rest on the action it took);
+        elsewhere all on the action taken. A softmax puts little mass on clearly worse actions and spreads
+        it over near-equal ones, so imitation spends no effort on the coin flips of a noisy teacher."""
+        if not (np.isfinite(temperature) and temperature > 0) or not 0.0 <= weight <= 1.0:
+            raise ValueError(
+                f"soft targets need a temperature > 0 and a weight in [0, 1], got {temperature} and {weight}"
+            )
+        n, a = self.mask.shape
+        targets = np.zeros((n, a), dtype=np.float64)
+        targets[np.arange(n), self.actions] = 1.0
+        if self.values is None:
+            return targets.astype(np.float32)
+        weighed = np.isfinite(self.values) & self.mask
+        rows = np.flatnonzero(weighed.sum(axis=1) >= 2)
+        if len(rows):
+            scaled = np.where(weighed[rows], self.values[rows] / temperature, -np.inf)
+            soft = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+            soft /= soft.sum(axis=1, keepdims=True)
+            targets[rows] = (1.0 - weight) * targets[rows] + weight * soft
+        return targets.astype(np.float32)
 
     def save(self, path: str | Path) -> None:
         """One compressed `.npz` file, with what made it (game, rules version, config, teacher) as JSON."""
@@ -59,6 +85,7 @@ class Demonstrations:
             returns=self.returns,
             potential=self.potential,
             meta=np.array(json.dumps(self.meta)),
+            **({} if self.values is None else {"values": self.values.astype(np.float32)}),
         )
         os.replace(tmp, path)
 
@@ -71,7 +98,8 @@ class Demonstrations:
             raise ValueError(f"--bc-data {path}: no such file")
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            demos = cls(data["obs"], data["mask"], data["actions"], data["returns"], data["potential"], meta)
+            values = data["values"] if "values" in data.files else None  # files from before values were kept
+            demos = cls(data["obs"], data["mask"], data["actions"], data["returns"], data["potential"], meta, values)
         if spec is not None and config is not None:
             want = {
                 "game": spec.id,
@@ -110,7 +138,14 @@ class Demonstrations:
         meta["merged_from"] = list(sources)
         fields = ("obs", "mask", "actions", "returns", "potential")
         arrays = {name: np.concatenate([getattr(part, name) for part in parts]) for name in fields}
-        return cls(**arrays, meta=meta)
+        kept = [part.values is not None for part in parts]
+        if any(kept) and not all(kept):
+            raise ValueError(
+                f"{[s for s, k in zip(sources, kept, strict=True) if not k]} hold no teacher values and "
+                f"{[s for s, k in zip(sources, kept, strict=True) if k]} do: only like demonstrations merge"
+            )
+        values = np.concatenate([part.values for part in parts]) if all(kept) else None
+        return cls(**arrays, meta=meta, values=values)
 
 
 def demonstrations(
@@ -138,6 +173,7 @@ def demonstrations(
     p = config.num_players
     teacher_seat = np.arange(games) % p
     obs_log, mask_log, action_log, game_log, seat_log, phi_log, collected_log = [], [], [], [], [], [], []
+    values_log, keeps_values = [], hasattr(teacher, "last_values")  # search (or an agent handing to it) keeps them
     collected = np.zeros((games, p), dtype=np.float64)  # rewards paid to each seat so far
     for _ in range(spec.max_game_length(config) + 1):
         live = np.flatnonzero(~state.done)
@@ -149,11 +185,15 @@ def demonstrations(
         mask = rules.legal_mask(sub)
         taught = np.ones(len(live), dtype=bool) if opponent is None else seats == teacher_seat[live]
         actions = np.zeros(len(live), dtype=np.int64)
+        values = np.full((int(taught.sum()), spec.num_actions), np.nan, dtype=np.float32)
         for agent, rows in ((teacher, np.flatnonzero(taught)), (opponent, np.flatnonzero(~taught))):
             if len(rows):
                 part = sub.take(rows)
                 extra = {"state": part, "seats": seats[rows]} if getattr(agent, "needs_state", False) else {}
                 actions[rows] = agent.act(obs[rows], mask[rows], gen, **extra)
+                if agent is teacher and keeps_values and teacher.last_values is not None:
+                    values[:] = teacher.last_values
+        values_log.append(values)
         obs_log.append(obs[taught].astype(np.float32))
         mask_log.append(mask[taught])
         action_log.append(actions[taught])
@@ -193,6 +233,7 @@ def demonstrations(
         returns=returns[keep].astype(np.float32),
         potential=np.concatenate(phi_log)[keep].astype(np.float32),
         meta=meta,
+        values=np.concatenate(values_log)[keep] if keeps_values else None,
     )
 
 
@@ -205,8 +246,12 @@ def pretrain(
     value_coef: float = 0.5,
     seed: int = 0,
     shaping: float = 0.0,
+    soft_temperature: float = 0.0,
+    soft_weight: float = 1.0,
 ) -> list[dict]:
-    """Fit a MaskableActorCriticPolicy to the demonstrations; returns per-epoch mean losses and accuracy."""
+    """Fit a MaskableActorCriticPolicy to the demonstrations; returns per-epoch mean losses and accuracy
+    (agreement with the teacher's choices). With `soft_temperature` > 0 the policy fits `soft_targets`
+    (cross-entropy against a distribution) instead of the teacher's choices alone."""
     import torch
 
     gen = np.random.default_rng(seed)
@@ -214,6 +259,7 @@ def pretrain(
     obs = torch.as_tensor(data.obs)
     mask = torch.as_tensor(data.mask)
     actions = torch.as_tensor(data.actions)
+    targets = torch.as_tensor(data.soft_targets(soft_temperature, soft_weight)) if soft_temperature > 0 else None
     returns = torch.as_tensor(data.value_targets(shaping))
     history = []
     policy.set_training_mode(True)
@@ -228,7 +274,11 @@ def pretrain(
             latent_vf = policy.mlp_extractor.forward_critic(vf_features)
             logits = policy.action_net(latent_pi).masked_fill(~mask[idx], -1e8)
             values = policy.value_net(latent_vf).squeeze(-1)
-            policy_loss = torch.nn.functional.cross_entropy(logits, actions[idx])
+            if targets is None:
+                policy_loss = torch.nn.functional.cross_entropy(logits, actions[idx])
+            else:  # masked logits are -1e8 where the target is 0: their terms vanish
+                log_p = torch.log_softmax(logits, dim=1)
+                policy_loss = -(targets[idx] * log_p).sum(dim=1).mean()
             value_loss = torch.nn.functional.mse_loss(values, returns[idx])
             loss = policy_loss + value_coef * value_loss
             optimizer.zero_grad()

@@ -112,6 +112,12 @@ class Args(TrainArgs):
     """passes over the warm start's demonstrations"""
     bc_learning_rate: float = 1e-3
     """Adam step size of the warm start"""
+    bc_soft_temperature: float = 0.0
+    """imitate, where the teacher kept its value of each action it weighed (search), a softmax of those
+    values at this temperature instead of its choice alone (`Demonstrations.soft_targets`); 0 = its choices"""
+    bc_soft_weight: float = 1.0
+    """with `bc_soft_temperature`: the share of each soft target given to the softmax, the rest to the
+    action the teacher took (where a gate kept its first choice against the values, say)"""
     greedy_timesteps: int = 0
     """curriculum: the first this many timesteps are played against greedy only, then `opponent` takes over"""
     row_encoder: bool = False
@@ -340,6 +346,15 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     if args.row_encoder:
         policy_kwargs(args, spec, config)  # a game without row blocks is refused before the run folder exists
     playing = args.bc_games > 0 and not args.bc_data
+    if not (np.isfinite(args.bc_soft_temperature) and args.bc_soft_temperature >= 0) or not (
+        0.0 <= args.bc_soft_weight <= 1.0
+    ):
+        raise ValueError(
+            f"--bc-soft-temperature must be >= 0 (0: imitate the teacher's choices) and --bc-soft-weight in "
+            f"[0, 1], got {args.bc_soft_temperature} and {args.bc_soft_weight}"
+        )
+    if starting and args.bc_soft_temperature > 0:
+        check_soft_targets(args, spec, config, playing)
     if starting and (args.bc_expert is not None or args.bc_expert_decides) and not playing:
         raise ValueError("--bc-expert and --bc-expert-decides shape new warm-start games: they need --bc-games N > 0")
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if playing else ()
@@ -349,6 +364,30 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
         from fruit_envs.training.bc import make_teacher
 
         make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
+
+
+def check_soft_targets(args: Args, spec, config, playing: bool) -> None:
+    """Soft targets need a warm start whose teacher keeps its action values (search, or an agent handing
+    decisions to it): refused before the run folder exists, naming what would have been imitated."""
+    if not playing and not args.bc_data:
+        raise ValueError("--bc-soft-temperature shapes the warm start: it needs --bc-games N > 0 or --bc-data FILE")
+    if args.bc_data:
+        try:
+            with np.load(args.bc_data, allow_pickle=False) as data:
+                kept = "values" in data.files
+        except (OSError, ValueError) as error:
+            raise ValueError(f"--bc-data {args.bc_data}: not a demonstrations file ({error})") from None
+        where = f"--bc-data {args.bc_data} holds"
+    else:
+        from fruit_envs.training.bc import make_teacher
+
+        teacher, label = make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
+        kept, where = hasattr(teacher, "last_values"), f"the teacher {label} keeps"
+    if not kept:
+        raise ValueError(
+            f"--bc-soft-temperature imitates the teacher's action values, but {where} none: use a search "
+            "teacher (--bc-teacher search, or --bc-expert search) or leave --bc-soft-temperature at 0"
+        )
 
 
 class Interrupted:
@@ -852,6 +891,8 @@ def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
         learning_rate=args.bc_learning_rate,
         seed=args.seed,
         shaping=args.shaping,
+        soft_temperature=args.bc_soft_temperature,
+        soft_weight=args.bc_soft_weight,
     )
     report = {
         "teacher": data.meta["teacher"],
