@@ -58,21 +58,18 @@ class Handed:
         self.handed = np.isin(known, self.kinds)  # (A,) bool: the expert decides where the agent chose these
         self.needs_state = getattr(agent, "needs_state", False) or getattr(expert, "needs_state", False)
         self.name = f"{getattr(agent, 'name', 'agent')}+{getattr(expert, 'name', 'expert')}@{','.join(self.kinds)}"
-
-    last_values: np.ndarray | None = None
-    """`(B, A)` the expert's `last_values` on the rows it decided in the last call, NaN elsewhere (None
-    when the expert keeps none): what `training.bc` records as soft targets"""
+        if hasattr(expert, "last_values"):  # an expert that keeps action values (search): so does this agent
+            # `(B, A)` the expert's values on the rows it decided in the last call, NaN elsewhere
+            self.last_values: np.ndarray | None = None
 
     def act(self, obs, mask, rng, state=None, seats=None):
         chosen = np.array(self.agent.act(obs, mask, rng, **state_kwargs(self.agent, state, seats)), dtype=np.int64)
         rows = np.flatnonzero(self.handed[chosen])
-        self.last_values = None
         if len(rows):
             extra = state_kwargs(self.expert, state, None if seats is None else np.asarray(seats)[rows], games=rows)
             chosen[rows] = self.expert.act(None if obs is None else obs[rows], mask[rows], rng, **extra)
-        expert_values = getattr(self.expert, "last_values", None)
-        if expert_values is not None or hasattr(self.expert, "last_values"):
+        if hasattr(self, "last_values"):
             self.last_values = np.full(np.shape(mask), np.nan)
-            if len(rows) and expert_values is not None:
-                self.last_values[rows] = expert_values
+            if len(rows) and self.expert.last_values is not None:  # fresh: the expert has just decided them
+                self.last_values[rows] = self.expert.last_values
         return chosen

@@ -517,7 +517,9 @@ def test_an_agent_handing_decisions_to_a_valuing_expert_keeps_its_values():
     assert np.isnan(hybrid.last_values[~handed]).all()
     assert np.array_equal(hybrid.last_values[handed], expert.last_values, equal_nan=True)
     assert np.array_equal(chosen[handed], np.argmax(data.mask[handed], axis=1))
-    assert Handed(greedy, make_agent("random", spec, config), spec, config, ("take",)).last_values is None
+    keeps_none = Handed(greedy, make_agent("random", spec, config), spec, config, ("take",))
+    assert not hasattr(keeps_none, "last_values"), "an expert without values: nothing to keep"
+    assert demonstrations(spec, config, keeps_none, 2, seed=1).values is None
 
 
 def test_warm_start_fits_soft_targets_and_refuses_a_teacher_without_values(tmp_path, capsys):
