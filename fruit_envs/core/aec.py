@@ -387,8 +387,12 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
     def _set_infos(self) -> None:
         """Each live agent's info holds its `action_mask`, as its observation does (AgileRL reads it there).
         A plain dict, as PettingZoo's API requires; each mask is computed once per position (`_LegalMasks`)."""
-        seats, int8 = self._seats, self._legal.int8
-        self.infos = {a: {"action_mask": int8(seats[a])} for a in self.agents}
+        seats, legal = self._seats, self._legal
+        if legal._every is not None:  # every seat's rows at hand (the hot path: no call per agent)
+            rows = legal._every[1]
+            self.infos = {a: {"action_mask": rows[seats[a]]} for a in self.agents}
+        else:
+            self.infos = {a: {"action_mask": legal.int8(seats[a])} for a in self.agents}
 
     def observe(self, agent):
         if self._state is None:
@@ -427,18 +431,15 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             state = self._state
             rewards, masks, observation = self._advance(state, a)  # in place
             # `_set_state` by hand: this position's masks and observation are known
-            legal = self._legal = _LegalMasks(self.spec, state, True, masks)
+            self._legal = _LegalMasks(self.spec, state, True, masks)
             mover = int(state.to_move[0])
             self._fresh = {mover: observation}
             self._snapshot = None
-            seats, rows = self._seats, legal._every[1]  # `_set_infos`, from the rows at hand
-            self.infos = {name: {"action_mask": rows[seats[name]]} for name in self.agents}
         else:
             state, rewards = self.rules.step(self._state, np.array([a]), in_place=True)  # the mask was checked
             self._set_state(state)
             rewards = rewards[0]
             mover = int(state.to_move[0])
-            self._set_infos()
         self._applied(a)
         agents, rewards = self.possible_agents, rewards.tolist()
         self.rewards = dict(zip(agents, rewards, strict=True))
@@ -447,6 +448,7 @@ class FruitAECEnv(_LoopNeedsReset, _SingleGame, AECEnv):
             self.terminations = dict.fromkeys(self.agents, not trunc)
             self.truncations = dict.fromkeys(self.agents, trunc)
         self.agent_selection = agents[mover]
+        self._set_infos()
         if any(rewards):  # PettingZoo's `_accumulate_rewards`, from the list at hand (most steps pay nothing)
             cumulative = self._cumulative_rewards
             for name, reward in zip(agents, rewards, strict=True):

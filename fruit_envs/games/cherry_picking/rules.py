@@ -25,7 +25,7 @@ import numpy as np
 from fruit_envs.core import rng, validate
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
-from fruit_envs.core.state import BatchState, every_seat, game_rows, seat_array
+from fruit_envs.core.state import BatchState, advance_buffers, every_seat, game_rows, seat_array
 from fruit_envs.games.cherry_picking import components as C
 
 N_CARDS = C.N_CARD_TYPES  # 53
@@ -320,8 +320,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s = state
     p, size, terminal, fixed = _advance_constants(s.config)
-    rewards, ended = np.zeros((1, p), dtype=np.float32), np.zeros(1, dtype=bool)
-    masks, obs = np.zeros((p, NUM_ACTIONS), dtype=bool), np.zeros((1, size), dtype=np.float32)
+    rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, size)
     _kernels().advance(
         operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index, s.hands, s.piles,
         s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, masks, obs, *fixed,
