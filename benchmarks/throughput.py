@@ -280,9 +280,12 @@ def measure_peers(seconds: float) -> tuple[list[Measurement], list[str]]:
 
 
 def run(games, players, sizes, seconds, processes, peers=True, progress=print):
+    from fruit_envs.compile import compile_game
+
     results = []
     for game in games:
         spec = get_spec(game)
+        compile_game(game)  # measure the compiled kernels, never the interpreted tier nor a compile
         for p in players or spec.official_player_counts:
             if p not in spec.player_counts:
                 continue

@@ -2,27 +2,37 @@
 
     python -m fruit_envs.compile            # every game; prints the seconds each took
     python -m fruit_envs.compile cherry_picking
+    python -m fruit_envs.compile --kernels fruit_envs.games.juicy_fruits   # the games playing those kernels
 
-A new installation otherwise compiles a game's kernels in the first process that plays it (seconds to
-a minute per game on a small machine); `./dev setup` runs this once, and a Docker image build may too.
-Where numba cannot cache (nothing writable), this only checks that the kernels compile.
+A new installation otherwise compiles a game's kernels in a background process the first time a game is
+played, running them interpreted until it has finished (`fruit_envs.core.lazy`); `./dev setup` runs this
+once, and a Docker image build may too. Where numba cannot cache (nothing writable), this only checks
+that the kernels compile. One compile of a kernel package runs at a time on a machine (a file lock in the
+temporary directory): a second waits for it, then finds the kernels cached.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+from filelock import FileLock
 
-from fruit_envs.core import rng
+from fruit_envs.core import lazy, rng
 from fruit_envs.core.spec import get_spec, registered_games
 
 
 def compile_game(game: str) -> float:
-    """Play one short random game of `game` through every kernel; returns the seconds it took."""
+    """Play one short random game of `game` through every kernel, compiled (in this process, whatever
+    `$FRUIT_ENVS_KERNELS` says, from now on); returns the seconds it took."""
     spec = get_spec(game)
     rules, config = spec.rules, spec.make_config()
+    lazy.force_compiled()
     start = time.perf_counter()
     state = rules.init(config, rng.keys_from_seed(0, 2))
     gen = np.random.default_rng(0)
@@ -42,8 +52,33 @@ def compile_game(game: str) -> float:
     return time.perf_counter() - start
 
 
+def games_using(package: str) -> list[str]:
+    """The registered games whose rules live in `package` (their kernels' folder)."""
+    return [spec.id for spec in registered_games() if spec.rules.__name__.rpartition(".")[0] == package]
+
+
+def compile_lock(package: str) -> FileLock:
+    """The machine-wide lock one compile of `package`'s kernels holds (keyed by where they are cached)."""
+    where = hashlib.sha1(f"{package}:{Path(__file__).resolve().parent}".encode()).hexdigest()[:12]
+    return FileLock(os.path.join(tempfile.gettempdir(), f"fruit_envs-compile-{where}.lock"))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--kernels"]:
+        if len(argv) != 2 or not games_using(argv[1]):
+            example = "fruit_envs.games.cherry_picking"
+            print(f"--kernels takes one game package, e.g. {example}; got {argv[1:]}", file=sys.stderr)
+            return 2
+        lock = compile_lock(argv[1])
+        try:
+            lock.acquire()
+        except OSError:  # a lock file we may not open (another user's): compile unserialised
+            return main(games_using(argv[1]))
+        try:
+            return main(games_using(argv[1]))
+        finally:
+            lock.release()
     known = [spec.id for spec in registered_games()]
     unknown = [g for g in argv if g not in known]
     if unknown:

@@ -168,9 +168,10 @@ def record(folder, games: list[str] | None = None) -> list[Path]:
     return written
 
 
-def check(folder, game: str, batch_one: int = 2) -> list[str]:
-    """Replay the corpus of `game`: every case batched, and its first `batch_one` games of each policy one
-    at a time. Returns a list of differences (empty when everything is reproduced)."""
+def check(folder, game: str, batch_one: int = 2, batched: int | None = None) -> list[str]:
+    """Replay the corpus of `game`: every case batched (its first `batched` games only, when given), and
+    its first `batch_one` games of each policy one at a time. Returns a list of differences (empty when
+    everything is reproduced)."""
     spec = get_spec(game)
     path = _file(folder, spec)
     if not path.exists():
@@ -186,7 +187,7 @@ def check(folder, game: str, batch_one: int = 2) -> list[str]:
             if f"{label}/{policy}/keys" not in data.files:
                 continue
             keys, actions, want = (data[f"{label}/{policy}/{k}"] for k in ("keys", "actions", "digests"))
-            runs = [("batched", slice(None))] + [(f"game {g} alone", slice(g, g + 1)) for g in range(batch_one)]
+            runs = [("batched", slice(batched))] + [(f"game {g} alone", slice(g, g + 1)) for g in range(batch_one)]
             for how, games in runs:
                 sub = actions[:, games]
                 live = (sub >= 0).any(axis=1)

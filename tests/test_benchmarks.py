@@ -336,7 +336,9 @@ def test_cold_start_times_a_new_installation_and_a_cached_one(tmp_path, capsys):
     assert cold_start.main(["--game", "cherry_picking", "--repeats", "1", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())
     assert row["game"] == "cherry_picking" and len(row["cold_s"]) == len(row["warm_s"]) == 1
-    assert all(s > 0 for s in row["cold_s"] + row["warm_s"])
+    assert all(s > 0 for s in row["cold_s"] + row["warm_s"] + row["cold_compiled_s"])
+    assert row["cold_tier"] == [["interpreted"]] and row["warm_tier"] == [["compiled"]]
+    assert row["cold_compiled_s"][0] > row["cold_s"][0]
     assert "| cherry_picking |" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         cold_start.main(["--repeats", "0"])

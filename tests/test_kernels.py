@@ -145,3 +145,153 @@ def test_each_kernel_compiles_once_in_a_games_first_compile(tmp_path):
 @pytest.mark.parametrize("game", ["cherry_picking", "fruit_picking", "juicy_fruits"])
 def test_each_kernel_compiles_once_in_every_games_first_compile(game, tmp_path):
     _check_first_compile(game, tmp_path)
+
+
+TIERS = """
+import json, sys
+import numpy as np
+from fruit_envs import cherry_picking_v0
+from fruit_envs.core import lazy
+env = cherry_picking_v0.env()
+env.reset(seed=3)
+seen, tiers = [], []
+for half in range(2):
+    for _ in range(int(sys.argv[1])):
+        obs, *_ = env.last()
+        seen.append(obs["observation"].tolist() + obs["action_mask"].tolist())
+        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    tiers.append(lazy.tiers()["fruit_envs.games.cherry_picking"])
+    lazy.wait_compiled(600)
+print(json.dumps({"tiers": tiers, "seen": seen}))
+"""
+
+
+def _tiers(cache: str, steps: int, **env) -> dict:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "FRUIT_ENVS_KERNELS"))}
+    run = subprocess.run(
+        [sys.executable, "-c", TIERS, str(steps)], env=base | {"NUMBA_CACHE_DIR": cache} | env,
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_a_new_installation_plays_at_once_interpreted_then_compiled(tmp_path):
+    """Issue 33's cold start: on an empty numba cache the first env plays at once on the interpreted twin of
+    the kernels while a background process compiles them; once it has finished the game goes on compiled,
+    and a later process starts compiled from the cache. Every tier plays the same game."""
+    cold = _tiers(str(tmp_path), 12)
+    assert cold["tiers"] == ["interpreted", "compiled"]
+    assert any(tmp_path.iterdir()), "the background compile wrote nothing to numba's cache"
+    warm = _tiers(str(tmp_path), 12)
+    assert warm["tiers"] == ["compiled", "compiled"]
+    interpreted = _tiers(str(tmp_path / "unused"), 12, FRUIT_ENVS_KERNELS="interpreted")
+    assert interpreted["tiers"] == ["interpreted", "interpreted"]
+    assert cold["seen"] == warm["seen"] == interpreted["seen"]
+
+
+INTERPRETED = """
+import json, sys
+from fruit_envs.compile import compile_game
+from fruit_envs.core import lazy
+from fruit_envs.core.spec import get_spec, registered_games
+for spec in registered_games():
+    rules, config = spec.rules, spec.make_config(spec.official_player_counts[-1])
+    import numpy as np
+    from fruit_envs.core import rng
+    state = rules.init(config, rng.keys_from_seed(0, 3))
+    gen = np.random.default_rng(0)
+    for _ in range(30):
+        mask = rules.legal_mask(state)
+        rules.observe(state, state.to_move.astype(np.int64))
+        state, _ = rules.step(state, np.where(mask, gen.random(mask.shape), -1.0).argmax(axis=1), ~state.done)
+    if hasattr(rules, "advance"):
+        one = rules.init(config, rng.keys_from_seed(0, 1))
+        rules.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))
+compiled = sorted(
+    f"{name}.{key}" for name, module in sys.modules.items() if name.endswith("kernels")
+    for key, value in vars(module).items() if getattr(value, "signatures", None)
+)
+print(json.dumps({"tiers": lazy.tiers(), "compiled": compiled}))
+"""
+
+
+def test_the_interpreted_tier_compiles_nothing(tmp_path):
+    """`FRUIT_ENVS_KERNELS=interpreted` runs every game's kernels as plain Python: numba compiles no
+    function (every call between kernels reaches the twin, not the dispatcher) and caches nothing."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "FRUIT_ENVS_KERNELS"))}
+    env = base | {"NUMBA_CACHE_DIR": str(tmp_path), "FRUIT_ENVS_KERNELS": "interpreted"}
+    run = subprocess.run([sys.executable, "-c", INTERPRETED], env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert set(out["tiers"].values()) == {"interpreted"} and len(out["tiers"]) == 4, out["tiers"]
+    assert out["compiled"] == []
+    assert not list(tmp_path.rglob("*.nb[ic]")), "numba cached compiled code"
+
+
+@pytest.fixture
+def fresh_loader(monkeypatch):
+    """A loader of Cherry Picking's kernels of its own (the game's real one stays as it is), on `auto`."""
+    from fruit_envs.core import lazy
+
+    monkeypatch.setattr(lazy, "_forced", None)
+    monkeypatch.delenv("FRUIT_ENVS_KERNELS", raising=False)
+    monkeypatch.setattr(lazy, "_in_cache", lambda module: False)
+    return lazy._Loader("fruit_envs.games.cherry_picking")
+
+
+def test_a_failed_background_compile_warns_and_compiles_here(fresh_loader, monkeypatch):
+    from fruit_envs.core import lazy
+
+    fail = [sys.executable, "-c", "import sys; print('no compiler here', file=sys.stderr); sys.exit(3)"]
+    monkeypatch.setattr(lazy, "compile_command", lambda package: fail)
+    assert fresh_loader.get().__name__ == "fruit_envs.games.cherry_picking.kernels[interpreted]"
+    with pytest.warns(RuntimeWarning, match=r"(?s)failed \(exit 3\); compiling them in this process.*no compiler here"):
+        module = fresh_loader.wait_compiled(60)
+    assert module.__name__ == "fruit_envs.games.cherry_picking.kernels" and fresh_loader.tier == "compiled"
+
+
+def test_no_background_process_means_compiled_at_once(fresh_loader, monkeypatch):
+    from fruit_envs.core import lazy
+
+    monkeypatch.setattr(lazy, "compile_command", lambda package: ["/nonexistent/python", "-m", "x"])
+    assert fresh_loader.get().__name__ == "fruit_envs.games.cherry_picking.kernels"
+
+
+def test_a_wrong_tier_is_refused_by_name(fresh_loader, monkeypatch):
+    monkeypatch.setenv("FRUIT_ENVS_KERNELS", "fast")
+    with pytest.raises(
+        ValueError, match=r"\$FRUIT_ENVS_KERNELS='fast' is not a kernel tier; use one of auto, compiled"
+    ):
+        fresh_loader.get()
+    monkeypatch.setenv("FRUIT_ENVS_KERNELS", " Compiled ")
+    assert fresh_loader.get().__name__ == "fruit_envs.games.cherry_picking.kernels"
+
+
+def test_compile_kernels_option_compiles_the_games_of_a_package_and_refuses_others(capsys):
+    from fruit_envs import compile as fcompile
+
+    assert fcompile.games_using("fruit_envs.games.juicy_fruits") == ["juicy_fruits"]
+    assert fcompile.main(["--kernels", "fruit_envs.games.cherry_picking"]) == 0
+    assert capsys.readouterr().out.startswith("cherry_picking: ")
+    assert fcompile.main(["--kernels", "fruit_envs.games.chess"]) == 2
+    assert "--kernels takes one game package" in capsys.readouterr().err
+
+
+def test_a_forked_child_looks_in_the_cache_rather_than_at_its_parents_compile(fresh_loader, monkeypatch):
+    """A process forked while its parent's background compile runs cannot wait for that process: it switches
+    once numba's cache holds the kernels (here the loader believes another process started the compile)."""
+    from fruit_envs.core import lazy
+
+    monkeypatch.setattr(lazy, "compile_command", lambda package: [sys.executable, "-c", "import time; time.sleep(60)"])
+    assert fresh_loader.get().__name__.endswith("[interpreted]")
+    sleeper = fresh_loader.compiling
+    try:
+        fresh_loader._owner = -1
+        assert fresh_loader.wait_compiled(0.1).__name__.endswith("[interpreted]")  # not cached: plays on
+        monkeypatch.setattr(lazy, "_in_cache", lambda module: True)
+        fresh_loader._next_poll = 0.0
+        assert fresh_loader.get().__name__ == "fruit_envs.games.cherry_picking.kernels"
+    finally:
+        sleeper.kill()
+        sleeper.wait()

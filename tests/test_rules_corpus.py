@@ -5,6 +5,7 @@ kernels so that the rewrite provably changes nothing a user can see."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -39,3 +40,32 @@ def test_digest_sees_every_byte():
     rows[2, 39] = -0.0  # a sign bit alone
     d = corpus.digest(rows)
     assert len(set(d.tolist())) == 3
+
+
+@pytest.fixture
+def interpreted_kernels():
+    """Every game's kernels on their interpreted twin (`core.lazy`) for the test, then back as they were."""
+    from fruit_envs.core import lazy
+
+    for spec in registered_games():
+        spec.rules.init  # noqa: B018  (the rules module is imported, so its kernels' loader exists)
+    loaders = list(lazy._loaders.values())
+    saved = [(loader.final, loader.current) for loader in loaders]
+    for loader in loaders:
+        loader.final = lazy.interpreted(importlib.import_module(f"{loader.package}.kernels"))
+    yield
+    for loader, (final, current) in zip(loaders, saved, strict=True):
+        loader.final, loader.current = final, current
+
+
+@pytest.mark.parametrize("game", [spec.id for spec in registered_games()])
+def test_the_interpreted_tier_reproduces_the_corpus(game, interpreted_kernels):
+    """The interpreted twin of the kernels (what a new installation plays while its kernels compile) is
+    the same game: every case of the corpus, its first game of each policy (the slow test: all of them)."""
+    assert corpus.check(CORPUS, game, batch_one=0, batched=1) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [spec.id for spec in registered_games()])
+def test_the_interpreted_tier_reproduces_the_whole_corpus(game, interpreted_kernels):
+    assert corpus.check(CORPUS, game, batch_one=1) == []

@@ -1,18 +1,257 @@
-"""Deferred imports: a game's compiled kernels load on first use, so `import fruit_envs` never loads numba."""
+"""A game's kernels, loaded on first use (so `import fruit_envs` never loads numba), in one of two tiers that
+run the same source: one rules source, two ways to execute it.
+
+- **compiled**: the numba kernels. The first process on a new installation compiles a game's kernels
+  (5-40 s on a small machine); numba caches them on disk and later processes load them in about a second.
+- **interpreted**: the very same functions run by Python with numba's decorators stripped (`interpreted`):
+  ready at once, about 0.1-3 ms an agent step instead of 10-70 us.
+
+`$FRUIT_ENVS_KERNELS` chooses:
+- `auto` (the default): compiled when numba's disk cache already holds the game's kernels for this
+  machine (or no cache can be written); otherwise interpreted at once while a background process compiles
+  them into the cache (`python -m fruit_envs.compile --kernels ...`), then compiled from the first call
+  after it has finished. A new installation's first env is therefore ready in a fraction of a second.
+- `compiled`: always compiled, compiling in this process when the cache lacks them (the background
+  process itself runs so).
+- `interpreted`: never compiled (debugging in plain Python; slow).
+Both tiers give identical observations, masks, rewards and states (`tests/test_rules_corpus.py` replays
+the recorded corpus through each), so a game may switch tier between two calls without a trace.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+import warnings
 from collections.abc import Callable
-from functools import cache
+from functools import wraps
 from types import ModuleType
+
+ENV_VAR = "FRUIT_ENVS_KERNELS"
+MODES = ("auto", "compiled", "interpreted")
+POLL_SECONDS = 0.5  # how often an interpreted game looks whether its background compile has finished
+
+
+_forced: str | None = None  # `force_compiled()` was called: every loader compiles, whatever the environment says
+
+
+def mode() -> str:
+    """The tier policy `$FRUIT_ENVS_KERNELS` names (default `auto`); a clear error for anything else."""
+    if _forced is not None:
+        return _forced
+    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    if value not in MODES:
+        raise ValueError(f"${ENV_VAR}={os.environ[ENV_VAR]!r} is not a kernel tier; use one of {', '.join(MODES)}")
+    return value
+
+
+_loaders: dict[str, _Loader] = {}
 
 
 def kernels_of(package: str) -> Callable[[], ModuleType]:
-    """A function returning the `kernels` module of `package` (a game's folder), imported on its first call."""
+    """A function returning the kernels of `package` (a game's folder) in the tier to use now: the
+    compiled `kernels` module or its interpreted twin (see the module docstring). One loader per package."""
+    loader = _loaders.get(package)
+    if loader is None:
+        loader = _loaders.setdefault(package, _Loader(package))
+    return loader.get
 
-    @cache
-    def load() -> ModuleType:
-        return importlib.import_module(f"{package}.kernels")
 
-    return load
+def loader_of(package: str) -> _Loader:
+    """The loader behind `kernels_of(package)` (its tier, its background compile), for tests and benchmarks."""
+    kernels_of(package)
+    return _loaders[package]
+
+
+def force_compiled() -> None:
+    """From now on every kernel package of this process runs compiled (compiled here if need be), those
+    already in use included: what `python -m fruit_envs.compile` is for."""
+    global _forced
+    _forced = "compiled"
+    for loader in list(_loaders.values()):
+        with loader._lock:
+            if loader.final is None or loader.tier != "compiled":
+                loader.final = importlib.import_module(f"{loader.package}.kernels")
+
+
+def tiers() -> dict[str, str]:
+    """The tier each kernel package this process has used runs in now."""
+    return {package: loader.tier for package, loader in list(_loaders.items()) if loader.tier is not None}
+
+
+def wait_compiled(timeout: float | None = None) -> dict[str, str]:
+    """Wait for every background compile this process started; returns `tiers()` then."""
+    for loader in list(_loaders.values()):
+        loader.wait_compiled(timeout)
+    return tiers()
+
+
+class _Loader:
+    def __init__(self, package: str):
+        self.package = package
+        self.final: ModuleType | None = None  # the module every later call gets, once no switch can come
+        self.current: ModuleType | None = None
+        self.compiling: subprocess.Popen | None = None
+        self._owner = os.getpid()  # the process that started `compiling`
+        self._log: tempfile._TemporaryFileWrapper | None = None
+        self._next_poll = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def tier(self) -> str | None:
+        """`compiled`, `interpreted`, or None before the first call."""
+        module = self.final or self.current
+        return None if module is None else ("interpreted" if module.__name__.endswith("[interpreted]") else "compiled")
+
+    def get(self) -> ModuleType:
+        final = self.final
+        if final is not None:
+            return final
+        with self._lock:
+            if self.final is not None:
+                return self.final
+            if self.current is None:
+                self._choose()
+            elif self.compiling is not None and time.monotonic() >= self._next_poll:
+                self._poll()
+            return self.final or self.current
+
+    def wait_compiled(self, timeout: float | None = None) -> ModuleType | None:
+        """Wait for a background compile (if one runs) and return the kernels then in use (None if this
+        package's kernels were never asked for)."""
+        if self.final is None and self.current is None:
+            return None
+        if self.compiling is not None and os.getpid() == self._owner:
+            self.compiling.wait(timeout)
+            self._next_poll = 0.0
+        return self.get()
+
+    def _choose(self) -> None:
+        compiled = importlib.import_module(f"{self.package}.kernels")
+        policy = mode()
+        if policy == "compiled":
+            self.final = compiled
+        elif policy == "interpreted":
+            self.final = interpreted(compiled)
+        else:
+            from fruit_envs.core.kernels import CACHED
+
+            if not CACHED or _in_cache(compiled) or not self._start_compile():
+                self.final = compiled
+            else:
+                self.current = interpreted(compiled)
+                self._next_poll = time.monotonic() + POLL_SECONDS
+
+    def _start_compile(self) -> bool:
+        """Start `compile_command` in the background; False if it cannot run."""
+        self._log = tempfile.TemporaryFile(mode="w+b")
+        self._owner = os.getpid()
+        try:
+            self.compiling = subprocess.Popen(
+                compile_command(self.package),
+                env=os.environ | {ENV_VAR: "compiled"},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._log,
+            )
+        except OSError:
+            self._log.close()
+            return False
+        return True
+
+    def _poll(self) -> None:
+        self._next_poll = time.monotonic() + POLL_SECONDS
+        if os.getpid() != self._owner:  # a forked child: the compile is its parent's; look in the cache instead
+            compiled = importlib.import_module(f"{self.package}.kernels")
+            if _in_cache(compiled):
+                self.compiling, self.final = None, compiled
+            return
+        code = self.compiling.poll()
+        if code is None:
+            return
+        if code != 0:
+            self._log.seek(0)
+            tail = self._log.read().decode(errors="replace")[-2000:]
+            warnings.warn(
+                f"compiling {self.package}.kernels in the background failed (exit {code}); compiling them in "
+                f"this process instead. Its output ends:\n{tail}",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        self._log.close()
+        self.compiling = None
+        self.final = importlib.import_module(f"{self.package}.kernels")
+
+
+def compile_command(package: str) -> list[str]:
+    """The background process that compiles `package`'s kernels into numba's disk cache."""
+    return [sys.executable, "-m", "fruit_envs.compile", "--kernels", package]
+
+
+def _in_cache(module: ModuleType) -> bool:
+    """Whether numba's disk cache holds `module.step` compiled for this machine and these sources (the
+    background compile builds every kernel a game plays with it). Reads numba's private cache index:
+    anything unexpected there answers True, which only means compiling here when needed, as before."""
+    try:
+        dispatcher = module.step
+        index = dispatcher._cache._cache_file._load_index()
+        machine = dispatcher.targetctx.codegen().magic_tuple()
+        return any(key[1] == machine for key in index)
+    except Exception:
+        return True
+
+
+_twins: dict[str, dict] = {}
+
+
+def interpreted(module: ModuleType) -> ModuleType:
+    """`module` with every numba-compiled function replaced by its own Python source, calling the others'
+    Python twins (kernels imported from other modules included): nothing compiles. Functions called from
+    outside run with numpy's overflow warnings off, as the compiled code wraps silently (the random streams
+    rely on it)."""
+    twin = ModuleType(module.__name__)
+    for name, value in _namespace(module).items():
+        if isinstance(value, types.FunctionType) and _is_kernel(getattr(module, name, None)):
+            value = _quiet(value)
+        twin.__dict__[name] = value
+    twin.__name__ = f"{module.__name__}[interpreted]"
+    return twin
+
+
+def _is_kernel(value) -> bool:
+    return hasattr(value, "py_func") and hasattr(value, "targetoptions")
+
+
+def _namespace(module: ModuleType) -> dict:
+    """The globals the Python twins of `module`'s kernels run in (built once per module)."""
+    done = _twins.get(module.__name__)
+    if done is not None:
+        return done
+    space = dict(module.__dict__)
+    _twins[module.__name__] = space
+    for name, value in module.__dict__.items():
+        if not _is_kernel(value):
+            continue
+        f = value.py_func
+        if f.__module__ == module.__name__:
+            space[name] = types.FunctionType(f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
+        else:
+            space[name] = _namespace(sys.modules[f.__module__])[f.__name__]
+    return space
+
+
+def _quiet(function: Callable) -> Callable:
+    import numpy as np
+
+    @wraps(function)
+    def call(*args, **kwargs):
+        with np.errstate(over="ignore"):
+            return function(*args, **kwargs)
+
+    return call

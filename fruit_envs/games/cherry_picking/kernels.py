@@ -256,7 +256,7 @@ def observe(seat, done, to_move, phase, set_index, hands, piles, plants, played,
             obs[g, phase_at] = 1.0
         if live and phase[g] == CHOOSE:
             obs[g, phase_at + 1] = 1.0
-        obs[g, set_at + min(set_index[g], SETS - 1)] = 1.0
+        obs[g, set_at + min(np.int64(set_index[g]), SETS - 1)] = 1.0
         obs[g, tricks_at] = held / hand_size
 
 

@@ -97,10 +97,10 @@ def completed_sets(kind_counts: np.ndarray) -> np.ndarray:
     """`(..., 4)` bool: Variety (5 kinds), Greedy (4 identical), Smiley (three distinct pairs),
     Family (three of a kind and a pair of another kind) from counts per kind `(..., 5)` (computed by the
     rules' kernel `kernels.sets_of`, their one source)."""
-    from fruit_envs.games.fruit_picking import kernels
+    from fruit_envs.core.lazy import kernels_of
 
     c = np.asarray(kind_counts, dtype=np.int64)
     flat = np.ascontiguousarray(c.reshape(-1, len(KINDS)))
     out = np.zeros((len(flat), len(SETS)), dtype=bool)
-    kernels.sets_many(flat, out)
+    kernels_of(__package__)().sets_many(flat, out)
     return out.reshape(c.shape[:-1] + (len(SETS),))

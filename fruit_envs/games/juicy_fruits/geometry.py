@@ -100,11 +100,11 @@ for _s, _rots in enumerate(ROTATIONS):
 
 def shapes_fit(free_bits: np.ndarray) -> np.ndarray:
     """`(m, 5)` bool: whether each shape fits somewhere (any rotation) on islands with free cells `free_bits (m,)`."""
-    from fruit_envs.games.juicy_fruits import kernels  # numba, on first use
+    from fruit_envs.core.lazy import kernels_of  # the kernels, on first use
 
     free_bits = np.asarray(free_bits, dtype=np.int64).reshape(-1)
     out = np.zeros((len(free_bits), len(C.SHAPES)), dtype=bool)
-    kernels.shapes_fit_many(free_bits, out)
+    kernels_of(__package__)().shapes_fit_many(free_bits, out)
     return out
 
 
