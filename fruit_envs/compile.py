@@ -58,8 +58,10 @@ def games_using(package: str) -> list[str]:
 
 
 def compile_lock(package: str) -> FileLock:
-    """The machine-wide lock one compile of `package`'s kernels holds (keyed by where they are cached)."""
-    where = hashlib.sha1(f"{package}:{Path(__file__).resolve().parent}".encode()).hexdigest()[:12]
+    """The machine-wide lock one compile of `package`'s kernels holds (keyed by the installation and numba's
+    cache directory, so compiles into different caches do not wait for each other)."""
+    cache = os.environ.get("NUMBA_CACHE_DIR", "")
+    where = hashlib.sha1(f"{package}:{Path(__file__).resolve().parent}:{cache}".encode()).hexdigest()[:12]
     return FileLock(os.path.join(tempfile.gettempdir(), f"fruit_envs-compile-{where}.lock"))
 
 
