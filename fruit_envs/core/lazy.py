@@ -86,13 +86,16 @@ def tiers() -> dict[str, str]:
 
 
 def wait_compiled(timeout: float | None = None) -> dict[str, str]:
-    """Wait for every background compile this process started; returns `tiers()` then."""
+    """Wait for every background compile this process started (up to `timeout` seconds each); returns
+    `tiers()` then."""
     for loader in list(_loaders.values()):
         loader.wait_compiled(timeout)
     return tiers()
 
 
 class _Loader:
+    """Which tier one kernel package runs in, and the background compile that may change it."""
+
     def __init__(self, package: str):
         self.package = package
         self.final: ModuleType | None = None  # the module every later call gets, once no switch can come
@@ -123,12 +126,15 @@ class _Loader:
             return self.final or self.current
 
     def wait_compiled(self, timeout: float | None = None) -> ModuleType | None:
-        """Wait for a background compile (if one runs) and return the kernels then in use (None if this
-        package's kernels were never asked for)."""
+        """Wait up to `timeout` seconds for a background compile (if one runs) and return the kernels then
+        in use (None if this package's kernels were never asked for)."""
         if self.final is None and self.current is None:
             return None
         if self.compiling is not None and os.getpid() == self._owner:
-            self.compiling.wait(timeout)
+            try:
+                self.compiling.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return self.get()  # still compiling: the interpreted twin
             self._next_poll = 0.0
         return self.get()
 
