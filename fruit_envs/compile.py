@@ -76,11 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             lock.acquire()
         except OSError:  # a lock file we may not open (another user's): compile unserialised
-            return main(games_using(argv[1]))
+            lock = None
         try:
             return main(games_using(argv[1]))
         finally:
-            lock.release()
+            if lock is not None:
+                lock.release()
     known = [spec.id for spec in registered_games()]
     unknown = [g for g in argv if g not in known]
     if unknown:

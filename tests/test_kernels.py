@@ -26,6 +26,11 @@ print(json.dumps({"cached": kernels.CACHED, "obs": obs["observation"].tolist()})
 """
 
 
+def _clean_env() -> dict:
+    """This process's environment without numba's settings or a kernel tier: a child process as a user's."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "FRUIT_ENVS_KERNELS"))}
+
+
 def _run(env: dict) -> dict:
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -35,7 +40,7 @@ def _run(env: dict) -> dict:
 def test_kernels_load_lazily_and_run_where_no_cache_can_be_written():
     """`import fruit_envs` stays light; where numba finds no writable cache location the kernels still
     compile and play the same game (here numba may only cache under a path that cannot exist)."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    base = _clean_env()
     normal = _run(base)
     nowhere = _run(
         base | {"NUMBA_CACHE_DIR": "/dev/null/cache", "NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator"}
@@ -118,7 +123,7 @@ print(json.dumps(compiled))
 def _first_compile(game: str, tmp_path) -> list[tuple[str, str]]:
     """(module, name) of every function numba compiles while `game` plays through every kernel, from an
     empty cache (a new installation)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")} | {"NUMBA_CACHE_DIR": str(tmp_path)}
+    env = _clean_env() | {"NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", COMPILES, game], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return [tuple(row) for row in json.loads(out.stdout.strip().splitlines()[-1])]
@@ -167,7 +172,7 @@ print(json.dumps({"tiers": tiers, "seen": seen}))
 
 
 def _tiers(cache: str, steps: int, **env) -> dict:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "FRUIT_ENVS_KERNELS"))}
+    base = _clean_env()
     run = subprocess.run(
         [sys.executable, "-c", TIERS, str(steps)], env=base | {"NUMBA_CACHE_DIR": cache} | env,
         capture_output=True, text=True, timeout=900,
@@ -219,8 +224,7 @@ print(json.dumps({"tiers": lazy.tiers(), "compiled": compiled}))
 def test_the_interpreted_tier_compiles_nothing(tmp_path):
     """`FRUIT_ENVS_KERNELS=interpreted` runs every game's kernels as plain Python: numba compiles no
     function (every call between kernels reaches the twin, not the dispatcher) and caches nothing."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "FRUIT_ENVS_KERNELS"))}
-    env = base | {"NUMBA_CACHE_DIR": str(tmp_path), "FRUIT_ENVS_KERNELS": "interpreted"}
+    env = _clean_env() | {"NUMBA_CACHE_DIR": str(tmp_path), "FRUIT_ENVS_KERNELS": "interpreted"}
     run = subprocess.run([sys.executable, "-c", INTERPRETED], env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])

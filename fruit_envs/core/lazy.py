@@ -76,8 +76,7 @@ def force_compiled() -> None:
     _forced = "compiled"
     for loader in list(_loaders.values()):
         with loader._lock:
-            if loader.final is None or loader.tier != "compiled":
-                loader.final = importlib.import_module(f"{loader.package}.kernels")
+            loader.final = loader.compiled()
 
 
 def tiers() -> dict[str, str]:
@@ -106,6 +105,10 @@ class _Loader:
         self._next_poll = 0.0
         self._lock = threading.Lock()
 
+    def compiled(self) -> ModuleType:
+        """The compiled `kernels` module (importing it loads numba; nothing compiles until a kernel runs)."""
+        return importlib.import_module(f"{self.package}.kernels")
+
     @property
     def tier(self) -> str | None:
         """`compiled`, `interpreted`, or None before the first call."""
@@ -133,13 +136,13 @@ class _Loader:
         if self.compiling is not None and os.getpid() == self._owner:
             try:
                 self.compiling.wait(timeout)
+                self._next_poll = 0.0  # finished: switch on this call
             except subprocess.TimeoutExpired:
-                return self.get()  # still compiling: the interpreted twin
-            self._next_poll = 0.0
+                pass  # still compiling: the interpreted twin
         return self.get()
 
     def _choose(self) -> None:
-        compiled = importlib.import_module(f"{self.package}.kernels")
+        compiled = self.compiled()
         policy = mode()
         if policy == "compiled":
             self.final = compiled
@@ -174,7 +177,7 @@ class _Loader:
     def _poll(self) -> None:
         self._next_poll = time.monotonic() + POLL_SECONDS
         if os.getpid() != self._owner:  # a forked child: the compile is its parent's; look in the cache instead
-            compiled = importlib.import_module(f"{self.package}.kernels")
+            compiled = self.compiled()
             if _in_cache(compiled):
                 self.compiling, self.final = None, compiled
             return
@@ -192,7 +195,7 @@ class _Loader:
             )
         self._log.close()
         self.compiling = None
-        self.final = importlib.import_module(f"{self.package}.kernels")
+        self.final = self.compiled()
 
 
 def compile_command(package: str) -> list[str]:
