@@ -67,6 +67,9 @@ def compile_lock(package: str) -> FileLock:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(__doc__.strip())
+        return 0
     if argv[:1] == ["--kernels"]:
         if len(argv) != 2 or not games_using(argv[1]):
             example = "fruit_envs.games.cherry_picking"

@@ -58,6 +58,8 @@ def test_compile_command_names_each_game_and_refuses_an_unknown_one(capsys):
     assert capsys.readouterr().out.startswith("cherry_picking: ")
     assert fcompile.main(["chess"]) == 2
     assert "unknown game 'chess'; the games are ['cherry_picking'" in capsys.readouterr().err
+    assert fcompile.main(["--help"]) == 0
+    assert "python -m fruit_envs.compile" in capsys.readouterr().out
 
 
 def test_a_batch_stepped_in_row_parts_on_threads_equals_the_whole_batch():
