@@ -59,15 +59,21 @@ def field_seatings(num_agents: int, num_players: int, field: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+def played_and_won(seating: np.ndarray, winners: np.ndarray, num_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """`(games, num_agents)` masks: agent a played game g, and won it (in any of its seats)."""
+    won = np.zeros((len(seating), num_agents), dtype=bool)
+    plays = np.zeros((len(seating), num_agents), dtype=bool)
+    for seat in range(seating.shape[1]):
+        plays[np.arange(len(seating)), seating[:, seat]] = True
+        won[np.arange(len(seating)), seating[:, seat]] |= winners[:, seat]
+    return plays, won
+
+
 def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray, truncated: np.ndarray) -> list[dict]:
     """Results of every ordered pair of agents over the games where both played; truncated games are
     counted apart (neither win, draw nor loss) and the win rate is over finished games."""
     k = len(names)
-    won = np.zeros((len(seating), k), dtype=bool)  # agent a won game g (in any of its seats)
-    plays = np.zeros((len(seating), k), dtype=bool)
-    for seat in range(seating.shape[1]):
-        plays[np.arange(len(seating)), seating[:, seat]] = True
-        won[np.arange(len(seating)), seating[:, seat]] |= winners[:, seat]
+    plays, won = played_and_won(seating, winners, k)
     rows = []
     for a, b in itertools.permutations(range(k), 2):
         both = plays[:, a] & plays[:, b]
@@ -166,14 +172,14 @@ def markdown(summary: dict) -> str:
             else []
         ),
         "",
-        "| agent | games | truncated | wins | win rate of finished games (95% CI) | rating |",
+        "| agent | games | truncated | wins (shared) | win rate of finished games (95% CI) | rating |",
         "|---|---|---|---|---|---|",
     ]
     for name, r in summary["agents"].items():
         rating = summary["ratings"][name]
         shown = f"{rating:.0f} (Elo)" if isinstance(rating, float) else f"{rating['ordinal']:.2f} (OpenSkill)"
         lines.append(
-            f"| {name} | {r['games']} | {r['truncated']} | {r['wins']} | {r['win_rate']:.3f} "
+            f"| {name} | {r['games']} | {r['truncated']} | {r['wins']} ({r['shared_wins']}) | {r['win_rate']:.3f} "
             f"({r['win_rate_low']:.3f}-{r['win_rate_high']:.3f}) | {shown} |"
         )
     lines += [
@@ -192,7 +198,9 @@ def markdown(summary: dict) -> str:
             )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append(
-        "\nCells: wins/draws/losses/truncated of the row agent against the column agent "
+        "\nWins: games the agent is among the winners, those it won along with another agent (shared) "
+        "included; the cells below count a shared game as a draw. "
+        "Cells: wins/draws/losses/truncated of the row agent against the column agent "
         "(win rate of the finished games)."
     )
     return "\n".join(lines) + "\n"
@@ -263,6 +271,8 @@ def run(
             bar.update(len(result.scores))
     scores, winners, truncated = np.concatenate(scores), np.concatenate(winners), np.concatenate(truncated)
     pairs = pairwise(agent_names, seating, winners, truncated)
+    _, won = played_and_won(seating, winners, len(agent_names))
+    shared = won & (won.sum(axis=1, keepdims=True) > 1)  # won along with another agent
     totals = {}
     for a, name in enumerate(agent_names):
         seat_rows, seat_cols = np.nonzero(seating == a)
@@ -275,6 +285,7 @@ def run(
             "finished": len(finished),
             "truncated": len(games) - len(finished),
             "wins": wins,
+            "shared_wins": int(shared[:, a].sum()),
             "win_rate": wins / len(finished) if len(finished) else 0.0,
             "win_rate_low": low,
             "win_rate_high": high,

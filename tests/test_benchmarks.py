@@ -163,6 +163,18 @@ def test_a_tournament_against_a_field(tmp_path):
         tournament.run("fruit_picking", ["random", "greedy"], 3, 8, 0, None, progress=False, field="search")
 
 
+def test_a_shared_win_counts_as_a_win_in_the_totals_and_a_draw_between_the_pair(tmp_path):
+    """Two greedy players of Quickity Pickity tie now and then (both take a card, the rulebook's last
+    tiebreak); the totals say how many of an agent's wins were shared, so that a reader can take them out."""
+    out = tmp_path / "t"
+    data = tournament.run("quickity_pickity", ["a=greedy", "b=greedy"], 2, 40, 0, out, progress=False)
+    pair = next(p for p in data["pairwise"] if p["agent"] == "a")
+    total = data["agents"]["a"]
+    assert pair["draws"] > 0, "the seeds were chosen to hold shared wins"
+    assert total["shared_wins"] == pair["draws"] and total["wins"] - total["shared_wins"] == pair["wins"]
+    assert f"| a | 80 | 0 | {total['wins']} ({pair['draws']}) |" in (out / "summary.md").read_text()
+
+
 @pytest.mark.parametrize("game, players", [("cherry_picking", 2), ("fruit_picking", 3)])
 def test_tournament_writes_results(game, players, tmp_path, capsys):
     out = tmp_path / "t"
