@@ -167,6 +167,47 @@ def test_retrain_runs_the_expert_stage_a_shipped_baseline_came_from(tmp_path):
             assert m["started_from"]["policy"] == "ppo-baseline" and m["started_from"]["recipe"] == game, game
 
 
+def test_retrain_ships_the_mean_of_several_seeds_checkpoints_when_the_recipe_says_so(tmp_path, capsys):
+    """A recipe's `ship:` section: `retrain` trains one run per seed and ships the mean weights of their
+    checkpoints from `average_from` on, evaluated afresh (Quickity Pickity's 2-player baseline is made so)."""
+    import torch
+
+    from fruit_envs.agents.ppo import load_model
+    from fruit_envs.training import baselines, train_ppo
+
+    recipe = tmp_path / "soup.yaml"
+    recipe.write_text(
+        "game: cherry_picking\nnum_players: 2\ntotal_timesteps: 256\nnum_envs: 8\nn_steps: 16\nbatch_size: 64\n"
+        "n_epochs: 1\nnet_arch: [32, 32]\neval_every: 256\neval_games: 8\nopponent: greedy\nprogress: false\n"
+        "checkpoint_every: 128\nship:\n  seeds: [3, 4]\n  average_from: 128\n"
+    )
+    assert train_ppo.load_recipe(str(recipe), 2).total_timesteps == 256, "a run ignores the ship section"
+    out, runs = tmp_path / "baselines", tmp_path / "runs"
+    assert baselines.main(["retrain", "--games", str(recipe), "--runs-dir", str(runs), "--out", str(out)]) == 0
+    meta = json.loads((out / "cherry_picking_2p.json").read_text())
+    made = sorted(runs.iterdir())
+    assert [json.loads((r / "config.json").read_text())["args"]["seed"] for r in made] == [3, 4]
+    assert meta["averaged"] == {"runs": [made[0].name, made[1].name], "from_step": 128, "checkpoints": 4}
+    assert set(meta["final_eval"]) == {"random", "greedy"} and meta["final_eval"]["greedy"]["games"] == 8
+    ckpts = [load_model(p).policy.state_dict() for r in made for p in sorted((r / "checkpoints").glob("step_*.zip"))]
+    shipped = torch.load(out / "cherry_picking_2p.zip", weights_only=False)["state_dict"]
+    for key, value in shipped.items():
+        if value.is_floating_point():
+            mean = torch.stack([c[key].double() for c in ckpts]).mean(0)
+            assert torch.allclose(value.double(), mean, atol=2e-3), key
+
+    with pytest.raises(ValueError, match="pass --average-from"):
+        baselines.export(made[0], tmp_path / "other", also=(made[1],))
+    assert baselines.main(["export", str(made[0]), str(made[1]), "--out", str(tmp_path / "o2")]) == 2
+    assert "pass --average-from" in capsys.readouterr().err
+    recipe.write_text("game: cherry_picking\nship:\n  seeds: [3, 4]\n")
+    with pytest.raises(ValueError, match="needed for several seeds"):
+        train_ppo.recipe_shipping(str(recipe))
+    recipe.write_text("game: cherry_picking\nship:\n  seed: 3\n")
+    with pytest.raises(ValueError, match="`ship` takes `seeds`"):
+        train_ppo.recipe_shipping(str(recipe))
+
+
 def test_export_refuses_what_is_not_a_finished_run(tmp_path, capsys):
     from fruit_envs.training import baselines
 

@@ -2,6 +2,7 @@
 
     python -m fruit_envs.training.baselines list
     python -m fruit_envs.training.baselines export runs/cherry_picking__recipe__1__20261201-120000
+    python -m fruit_envs.training.baselines export RUN_A RUN_B --average-from 1500000   # mean weights of both runs
     python -m fruit_envs.training.baselines retrain                       # every recipe and player count
     python -m fruit_envs.training.baselines retrain --games fruit_picking --players 3 --out /tmp/baselines
 
@@ -9,13 +10,16 @@ A baseline is the policy's weights (`<game>_<n>p.zip`, SB3's `policy.save` forma
 keep the package small) and a `.json` naming the
 rules version, configuration and observation shape it was trained on, the recipe, and its final
 evaluation; `make_agent("ppo-baseline", game, config)` refuses a baseline of another rules version or
-observation size. Exporting writes into the repository's `agents/baselines/` by default, so it needs a
-checkout (or `--out`): an installed package is never written to.
+observation size. A recipe's `ship:` section (`seeds`, `average_from`) makes `retrain` train one run per
+seed and ship the mean weights of their checkpoints from that step on, evaluated afresh. Exporting
+writes into the repository's `agents/baselines/` by default, so it needs a checkout (or `--out`): an
+installed package is never written to.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -49,27 +53,69 @@ class HalfPrecision:
         torch.save({"state_dict": state, "data": self.policy._get_constructor_parameters()}, path)
 
 
-def export(run_dir: Path, out: Path) -> dict:
-    """Copy a finished run's policy into `out` as the baseline of its game and player count."""
+def finished_run(run_dir: Path) -> tuple[dict, dict]:
+    """A finished run's `config.json` and `summary.json` (empty when it has none), or a clear refusal."""
+    meta_path, model_path = run_dir / "config.json", run_dir / "model.zip"
+    if not meta_path.is_file() or not model_path.is_file():
+        raise ValueError(f"{run_dir} is not a finished run folder (config.json and model.zip are needed)")
+    summary_path = run_dir / "summary.json"
+    return json.loads(meta_path.read_text()), json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+
+
+def evaluate_fresh(model, spec, config, run_args: dict) -> dict:
+    """A model's evaluation as its run evaluates (the run's games, seed and argmax setting): against random
+    and greedy, or its mean score in a one-player game (beside random's and greedy's)."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import evaluate, evaluate_alone
+    from fruit_envs.agents.ppo import PPOAgent
+    from fruit_envs.training.train_ppo import SOLO_SUMMARY, WIN_SUMMARY
+
+    games, seed = run_args["eval_games"], run_args["eval_seed"]
+    agents = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
+    ppo = PPOAgent(model, spec, config, deterministic=run_args.get("eval_deterministic", True))
+    if config.num_players == 1:
+        scores = {name: evaluate_alone(spec, config, a, games, seed=seed) for name, a in {**agents, "ppo": ppo}.items()}
+        return {name: {k: r[k] for k in SOLO_SUMMARY} for name, r in scores.items()}
+    results = {name: evaluate(spec, config, ppo, a, games, seed=seed) for name, a in agents.items()}
+    return {name: {k: r[k] for k in WIN_SUMMARY} for name, r in results.items()}
+
+
+def export(run_dir: Path, out: Path, average_from: int | None = None, also: tuple[Path, ...] = ()) -> dict:
+    """Copy a finished run's policy into `out` as the baseline of its game and player count. With
+    `average_from`, the baseline is the mean weights of every checkpoint from that step on of this run and
+    of the runs in `also` (the same recipe and game, other seeds), evaluated afresh as the run evaluates."""
     from fruit_envs import get_spec
     from fruit_envs.agents.ppo import load_model
+    from fruit_envs.training.average import average, checkpoints
     from fruit_envs.training.common import atomic_write_text
     from fruit_envs.training.train_ppo import atomic_save_model
 
     run_dir = Path(run_dir)
-    meta_path, model_path = run_dir / "config.json", run_dir / "model.zip"
-    if not meta_path.is_file() or not model_path.is_file():
-        raise ValueError(f"{run_dir} is not a finished run folder (config.json and model.zip are needed)")
-    run = json.loads(meta_path.read_text())
-    summary_path = run_dir / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    run, summary = finished_run(run_dir)
     spec = get_spec(run["args"]["game"])
     config = spec.config_from_dict(run["config"])
     if run.get("game_version") != spec.version:
         raise ValueError(
             f"{run_dir} trained {spec.id} v{run.get('game_version')}; the installed rules are v{spec.version}"
         )
-    model = load_model(model_path)
+    if also and average_from is None:
+        raise ValueError("several runs make one baseline only as the mean of their checkpoints: pass --average-from")
+    seconds = summary.get("total_seconds", summary.get("seconds"))  # every segment of a resumed run
+    if average_from is None:
+        model, final_eval, averaged = load_model(run_dir / "model.zip"), summary.get("eval"), None
+    else:
+        paths = checkpoints(run_dir, average_from)
+        for other in map(Path, also):
+            other_run, other_summary = finished_run(other)
+            same = all(other_run["args"].get(k) == run["args"].get(k) for k in ("game", "recipe"))
+            if not same or other_run["config"] != run["config"]:
+                raise ValueError(f"{other} is not a run of {run_dir}'s recipe, game and configuration: not averaged")
+            paths += checkpoints(other, average_from)
+            seconds = (seconds or 0) + (other_summary.get("total_seconds", other_summary.get("seconds")) or 0)
+        model = average(paths)
+        final_eval = evaluate_fresh(model, spec, config, run["args"])
+        runs = [run_dir.name, *(Path(o).name for o in also)]
+        averaged = {"runs": runs, "from_step": average_from, "checkpoints": len(paths)}
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{spec.id}_{config.num_players}p"
     started_from = starting_point(run["args"].get("init_policy"), stem.with_suffix(".json"))
@@ -84,12 +130,14 @@ def export(run_dir: Path, out: Path) -> dict:
         "weights": "float16",
         "recipe": run["args"].get("recipe"),
         "timesteps": summary.get("timesteps"),
-        "training_seconds": summary.get("total_seconds", summary.get("seconds")),  # every segment of a resumed run
-        "final_eval": summary.get("eval"),
+        "training_seconds": seconds,  # of every run averaged
+        "final_eval": final_eval,
         "run": run_dir.name,
         "git": run.get("git"),
         "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
+    if averaged is not None:  # timesteps above are each run's
+        meta["averaged"] = averaged
     if started_from is not None:  # a second stage: timesteps and seconds above are this stage's alone
         meta["started_from"] = started_from
     atomic_write_text(stem.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
@@ -143,11 +191,16 @@ def retrain(games: list[str] | None, runs_dir: Path, out: Path, players: list[in
                 args.init_policy = str(out / f"{args.game}_{n}p.zip")
                 if stage.startswith("expert/") and out.resolve() != BASELINES.resolve():  # search:guided reads it
                     print(f"note: {stage} imitates search guided by the baseline in {BASELINES}", file=sys.stderr)
-            print(f"training {recipe}, {n} player(s) ({args.total_timesteps:,} timesteps) ...", file=sys.stderr)
-            summary = train_ppo.train(args)
-            if summary.get("interrupted"):
-                raise SystemExit(summary["exit_code"])
-            exported.append(export(Path(summary["run_dir"]), out))
+            ship = train_ppo.recipe_shipping(recipe)
+            run_dirs = []
+            for seed in ship.get("seeds", [args.seed]):
+                steps = f"{args.total_timesteps:,} timesteps"
+                print(f"training {recipe}, {n} player(s), seed {seed} ({steps}) ...", file=sys.stderr)
+                summary = train_ppo.train(dataclasses.replace(args, seed=seed))
+                if summary.get("interrupted"):
+                    raise SystemExit(summary["exit_code"])
+                run_dirs.append(Path(summary["run_dir"]))
+            exported.append(export(run_dirs[0], out, ship.get("average_from"), tuple(run_dirs[1:])))
             print(f"exported {recipe} {n}p: {exported[-1]['final_eval']}", file=sys.stderr)
     return exported
 
@@ -161,7 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="the shipped baselines and what they were trained on")
     one = commands.add_parser("export", help="copy a finished run's policy into the baselines folder")
-    one.add_argument("run_dir", type=Path)
+    one.add_argument(
+        "run_dirs", type=Path, nargs="+", metavar="RUN", help="finished runs (more than one: --average-from)"
+    )
+    one.add_argument(
+        "--average-from",
+        type=int,
+        default=None,
+        metavar="STEP",
+        help="ship the mean weights of the runs' checkpoints from this step on, evaluated afresh",
+    )
     one.add_argument("--out", type=writable_dir, default=None, help="baselines folder (default: the checkout's)")
     every = commands.add_parser("retrain", help="train every recipe (or --games) and export the results")
     every.add_argument("--games", nargs="*", default=None, help="recipe names (default: all)")
@@ -181,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         out = args.out or validate.writable_dir(default_out(), "baselines folder")  # before hours of training
         if args.command == "export":
-            meta = export(args.run_dir, out)
+            meta = export(args.run_dirs[0], out, args.average_from, tuple(args.run_dirs[1:]))
             print(f"exported {meta['game']} {meta['num_players']}p to {out}")
         else:
             retrain(args.games, args.runs_dir, out, args.players)

@@ -966,6 +966,7 @@ def _recipe_values(name: str) -> tuple[Path, dict, dict[int, dict]]:
     values = yaml.safe_load(path.read_text()) or {}
     if not isinstance(values, dict):
         raise ValueError(f"recipe {path} must be a mapping of argument names to values")
+    values.pop("ship", None)  # how `baselines retrain` ships the runs (recipe_shipping), not a run's argument
     sections = values.pop("players", None) or {}
     if not isinstance(sections, dict) or not all(
         isinstance(n, int) and n >= 1 and isinstance(v, dict) for n, v in sections.items()
@@ -977,6 +978,22 @@ def _recipe_values(name: str) -> tuple[Path, dict, dict[int, dict]]:
         if unknown or (where and "num_players" in mapping):
             raise ValueError(f"recipe {path}{where}: unknown argument(s) {unknown or ['num_players']}")
     return path, values, sections
+
+
+def recipe_shipping(name: str) -> dict:
+    """A recipe's `ship:` section, how `baselines retrain` makes the shipped baseline: `seeds` (one run
+    each) and `average_from` (ship the mean weights of their checkpoints from that step on); {} for one run."""
+    import yaml
+
+    path = recipe_path(name)
+    ship = (yaml.safe_load(path.read_text()) or {}).get("ship") or {}
+    seeds, start = ship.get("seeds", [0]), ship.get("average_from", 0)
+    valid = isinstance(seeds, list) and seeds and all(isinstance(s, int) and s >= 0 for s in seeds)
+    if not isinstance(ship, dict) or set(ship) - {"seeds", "average_from"} or not valid:
+        raise ValueError(f"recipe {path}: `ship` takes `seeds` (a list of seeds) and `average_from` (a step)")
+    if not isinstance(start, int) or start < 0 or (len(seeds) > 1 and "average_from" not in ship):
+        raise ValueError(f"recipe {path}: `ship: average_from` must be a step >= 0, and is needed for several seeds")
+    return ship
 
 
 def recipe_player_counts(name: str) -> list[int]:
