@@ -203,9 +203,12 @@ def test_retrain_ships_the_mean_of_several_seeds_checkpoints_when_the_recipe_say
     recipe.write_text("game: cherry_picking\nship:\n  seeds: [3, 4]\n")
     with pytest.raises(ValueError, match="needed for several seeds"):
         train_ppo.recipe_shipping(str(recipe))
-    recipe.write_text("game: cherry_picking\nship:\n  seed: 3\n")
-    with pytest.raises(ValueError, match="`ship` takes `seeds`"):
-        train_ppo.recipe_shipping(str(recipe))
+    shipped = {name: train_ppo.recipe_shipping(name) for name in train_ppo.recipe_names()}  # all well formed
+    assert shipped["expert/quickity_pickity"]["seeds"] == [3, 4], "the recipe that made the shipped baseline"
+    for wrong in ("  seed: 3\n", "  - 3\n", "  seeds: [-1]\n"):
+        recipe.write_text("game: cherry_picking\nship:\n" + wrong)
+        with pytest.raises(ValueError, match="`ship` takes `seeds`"):
+            train_ppo.recipe_shipping(str(recipe))
 
 
 def test_export_refuses_what_is_not_a_finished_run(tmp_path, capsys):

@@ -987,9 +987,9 @@ def recipe_shipping(name: str) -> dict:
 
     path = recipe_path(name)
     ship = (yaml.safe_load(path.read_text()) or {}).get("ship") or {}
-    seeds, start = ship.get("seeds", [0]), ship.get("average_from", 0)
+    seeds, start = (ship.get("seeds", [0]), ship.get("average_from", 0)) if isinstance(ship, dict) else (None, 0)
     valid = isinstance(seeds, list) and seeds and all(isinstance(s, int) and s >= 0 for s in seeds)
-    if not isinstance(ship, dict) or set(ship) - {"seeds", "average_from"} or not valid:
+    if not valid or set(ship) - {"seeds", "average_from"}:
         raise ValueError(f"recipe {path}: `ship` takes `seeds` (a list of seeds) and `average_from` (a step)")
     if not isinstance(start, int) or start < 0 or (len(seeds) > 1 and "average_from" not in ship):
         raise ValueError(f"recipe {path}: `ship: average_from` must be a step >= 0, and is needed for several seeds")
