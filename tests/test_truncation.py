@@ -217,7 +217,7 @@ def test_tournament_shows_truncated_games_per_pair_and_in_totals(tmp_path):
     rows = list(csv.DictReader((tmp_path / "t" / "pairwise.csv").open()))
     assert "truncated" in rows[0]
     text = (tmp_path / "t" / "summary.md").read_text()
-    assert "| agent | games | truncated | wins |" in text and "wins/draws/losses/truncated" in text
+    assert "| agent | games | truncated | wins (shared) |" in text and "wins/draws/losses/truncated" in text
 
 
 def test_openskill_ignores_truncated_games():
