@@ -271,14 +271,14 @@ def run(
             bar.update(len(result.scores))
     scores, winners, truncated = np.concatenate(scores), np.concatenate(winners), np.concatenate(truncated)
     pairs = pairwise(agent_names, seating, winners, truncated)
-    _, won = played_and_won(seating, winners, len(agent_names))
+    plays, won = played_and_won(seating, winners, len(agent_names))
     shared = won & (won.sum(axis=1, keepdims=True) > 1)  # won along with another agent
     totals = {}
     for a, name in enumerate(agent_names):
         seat_rows, seat_cols = np.nonzero(seating == a)
-        games = np.unique(seat_rows)
+        games = np.flatnonzero(plays[:, a])
         finished = games[~truncated[games]]
-        wins = int(np.unique(seat_rows[winners[seat_rows, seat_cols]]).size)  # truncated games have no winners
+        wins = int(won[:, a].sum())  # truncated games have no winners
         low, high = wilson_interval(wins, len(finished))
         totals[name] = {
             "games": len(games),

@@ -62,6 +62,11 @@ def finished_run(run_dir: Path) -> tuple[dict, dict]:
     return json.loads(meta_path.read_text()), json.loads(summary_path.read_text()) if summary_path.is_file() else {}
 
 
+def run_seconds(summary: dict) -> float | None:
+    """A run's wall time from its summary: every segment of a resumed run."""
+    return summary.get("total_seconds", summary.get("seconds"))
+
+
 def evaluate_fresh(model, spec, config, run_args: dict) -> dict:
     """A model's evaluation as its run evaluates (the run's games, seed and argmax setting): against random
     and greedy, or its mean score in a one-player game (beside random's and greedy's)."""
@@ -100,7 +105,7 @@ def export(run_dir: Path, out: Path, average_from: int | None = None, also: tupl
         )
     if also and average_from is None:
         raise ValueError("several runs make one baseline only as the mean of their checkpoints: pass --average-from")
-    seconds = summary.get("total_seconds", summary.get("seconds"))  # every segment of a resumed run
+    seconds = run_seconds(summary)
     if average_from is None:
         model, final_eval, averaged = load_model(run_dir / "model.zip"), summary.get("eval"), None
     else:
@@ -111,7 +116,7 @@ def export(run_dir: Path, out: Path, average_from: int | None = None, also: tupl
             if not same or other_run["config"] != run["config"]:
                 raise ValueError(f"{other} is not a run of {run_dir}'s recipe, game and configuration: not averaged")
             paths += checkpoints(other, average_from)
-            seconds = (seconds or 0) + (other_summary.get("total_seconds", other_summary.get("seconds")) or 0)
+            seconds = (seconds or 0) + (run_seconds(other_summary) or 0)
         model = average(paths)
         final_eval = evaluate_fresh(model, spec, config, run["args"])
         runs = [run_dir.name, *(Path(o).name for o in also)]
