@@ -10,7 +10,14 @@
 * `ppo-baseline@N`: the baseline benchmark protocol N was calibrated with (it stays when a better one
   ships, so the protocol's anchors stay true);
 * `ppo:PATH` / `ppo-sample:PATH`: a MaskablePPO model or policy file;
-* `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint (distributed extra).
+* `rllib:PATH`: a `fruit_envs.training.train_rllib` run's `model/` folder or checkpoint (distributed extra);
+* `PATH.zip`: a model file, as `ppo:PATH`;
+* `module:make` or `path/to/file.py:make`: your own agent, a factory `make(game_spec, config) -> agent` (or
+  an agent object), imported from the current folder first as `python -m` would.
+
+Every command and API that takes an agent reads it through `resolve_agent` (`agents/resolve.py`), so
+these forms work everywhere: play, tournaments, the benchmark, the trainers' opponents and teachers,
+Gymnasium's `opponent=`.
 
 An agent that sets `needs_state = True` (search) also takes the true state of the games it decides:
 `act(obs, mask, rng, state=<those games>, seats=<(B,) seat to move>)`; `state_kwargs` builds those arguments.
@@ -23,23 +30,9 @@ if __name__ != "fruit_envs.agents":  # one import name per module: this folder i
 
     refuse_bare_name(__name__)
 
-from pathlib import Path  # noqa: E402
-
 from fruit_envs.agents.base import Agent, state_kwargs  # noqa: E402
 from fruit_envs.agents.random import RandomAgent  # noqa: E402
-from fruit_envs.core.spec import Config, GameSpec, get_spec  # noqa: E402
-
-AGENT_NAMES = (
-    "random",
-    "greedy",
-    "search[:OPTIONS]",
-    "ppo-baseline",
-    "ppo-baseline-sample",
-    "ppo-baseline@N",
-    "ppo:PATH",
-    "ppo-sample:PATH",
-    "rllib:PATH",
-)
+from fruit_envs.agents.resolve import AGENT_HELP, AGENT_NAMES, AgentSource, make_agent, resolve_agent  # noqa: E402
 
 
 def split_agent_list(text: str) -> list[str]:
@@ -56,51 +49,14 @@ def split_agent_list(text: str) -> list[str]:
     return names
 
 
-def make_agent(name: str, game: str | GameSpec, config: Config | None = None) -> Agent:
-    """An agent by name for a game; a bad name or a missing file is a clear `ValueError`."""
-    spec = get_spec(game)
-    config = config if config is not None else spec.make_config()
-    if not isinstance(name, str):
-        raise ValueError(f"agent name must be a string, one of {list(AGENT_NAMES)}; got {name!r}")
-    if name == "random":
-        return RandomAgent()
-    if name == "greedy":
-        from fruit_envs.agents.greedy import make_greedy
-
-        return make_greedy(spec, config)
-    if name in ("ppo-baseline", "ppo-baseline-sample"):
-        from fruit_envs.agents.ppo import load_baseline
-
-        return load_baseline(spec, config, deterministic=name == "ppo-baseline")
-    if name.startswith("ppo-baseline@"):
-        from fruit_envs.agents.ppo import load_baseline
-
-        version = name.partition("@")[2]
-        if not version.isdigit() or int(version) < 1:
-            raise ValueError(
-                f"agent {name!r}: ppo-baseline@N names benchmark protocol N (a number from 1), got {version!r}"
-            )
-        return load_baseline(spec, config, protocol=int(version))
-    if name == "search" or name.startswith("search:"):
-        from fruit_envs.agents.search import make_search
-
-        return make_search(spec, config, name[len("search:") :])
-    if name.startswith(("ppo:", "ppo-sample:")):
-        kind, _, rest = name.partition(":")
-        path = Path(rest)
-        if not path.is_file():
-            raise ValueError(f"no PPO model at {str(path)!r} (from agent name {name!r})")
-        from fruit_envs.agents.ppo import PPOAgent
-
-        return PPOAgent(path, spec, config, deterministic=kind == "ppo")
-    if name.startswith("rllib:"):
-        path = Path(name[6:])
-        if not path.is_dir():
-            raise ValueError(f"no RLlib model folder at {str(path)!r} (from agent name {name!r})")
-        from fruit_envs.agents.rllib import RLlibAgent
-
-        return RLlibAgent(path, spec, config)
-    raise ValueError(f"unknown agent {name!r}; known agents are {list(AGENT_NAMES)}")
-
-
-__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "make_agent", "split_agent_list", "state_kwargs"]
+__all__ = [
+    "AGENT_HELP",
+    "AGENT_NAMES",
+    "Agent",
+    "AgentSource",
+    "RandomAgent",
+    "make_agent",
+    "resolve_agent",
+    "split_agent_list",
+    "state_kwargs",
+]

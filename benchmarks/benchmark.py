@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
-import inspect
 import json
 import math
 import os
@@ -48,7 +46,7 @@ import numpy as np
 
 import fruit_envs
 from fruit_envs._cli import non_negative_int, positive_int, prog, progress_bar, writable_dir
-from fruit_envs.agents import make_agent, state_kwargs
+from fruit_envs.agents import AGENT_HELP, AGENT_NAMES, make_agent, resolve_agent, state_kwargs
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import record as frecord
 from fruit_envs.core import validate
@@ -57,7 +55,6 @@ from fruit_envs.core.spec import Config, GameSpec, get_spec, registered_games
 
 HERE = Path(__file__).resolve().parent
 ELO = 400.0 / math.log(10.0)  # Elo points per unit of log-odds
-AGENT_PREFIXES = ("ppo:", "ppo-sample:", "search:", "rllib:")  # agent names that carry a colon
 
 
 class BenchmarkError(ValueError):
@@ -264,9 +261,9 @@ def pin_baseline(agent: str, version: int) -> str:
 
 
 def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySource:
-    """A `PolicySource` from an agent name, a model path, `module:attr`, `reference:NAME` (a reference agent of
-    the protocol, e.g. search at its fixed budget), an agent or a factory; anything else is a
-    `BenchmarkError` listing what is allowed."""
+    """A `PolicySource` from anything `fruit_envs.agents.resolve_agent` takes (an agent name, a model path,
+    `module:make`, `file.py:make`), `reference:NAME` (a reference agent of the protocol, e.g. search at its
+    fixed budget), an agent or a factory; anything else is a `BenchmarkError` listing what is allowed."""
     if isinstance(policy, Path):
         policy = str(policy)
     if isinstance(policy, str):
@@ -279,13 +276,12 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
                 )
             agents = protocol.references[name]
             return PolicySource(text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config))
-        if text.endswith(".zip") and not text.startswith(AGENT_PREFIXES):
-            if not Path(text).is_file():
-                raise BenchmarkError(f"policy {text!r}: no model file there")
-            return PolicySource(text, "model", lambda spec, config: make_agent(f"ppo:{text}", spec, config))
-        if _looks_like_import(text):
-            return _imported(text)
-        return PolicySource(text, "name", lambda spec, config: make_agent(text, spec, config))
+        try:
+            source = resolve_agent(text)
+        except ValueError as error:
+            problem = str(error).removeprefix(f"agent {text!r}: ")
+            raise BenchmarkError(f"policy {text!r}: {problem}") from None
+        return PolicySource(source.label, source.kind, source.build)
     if hasattr(policy, "act"):
         return PolicySource(frecord.agent_label(policy), "object", lambda spec, config: policy)
     if callable(policy):
@@ -294,40 +290,10 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
         label = f"{module}:{name}" if module else name
         return PolicySource(label, "factory", _factory(policy, label))
     raise BenchmarkError(
-        f"policy must be an agent name ({', '.join(_agent_names())}), a model .zip, 'package.module:make', "
-        f"an object with act(obs, mask, rng) or a factory make(game_spec, config) -> agent; got {policy!r}"
+        f"policy must be an agent name ({', '.join(AGENT_NAMES)}), a model .zip, 'package.module:make' or "
+        f"'path/to/file.py:make', an object with act(obs, mask, rng) or a factory make(game_spec, config) -> agent; "
+        f"got {policy!r}"
     )
-
-
-def _agent_names() -> list[str]:
-    from fruit_envs.agents import AGENT_NAMES
-
-    return list(AGENT_NAMES)
-
-
-def _looks_like_import(text: str) -> bool:
-    module, sep, attr = text.partition(":")
-    dotted = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
-    return bool(sep) and not text.startswith(AGENT_PREFIXES) and bool(re.fullmatch(dotted, module) and attr)
-
-
-def _imported(text: str) -> PolicySource:
-    """`package.module:make` (a factory) or `package.module:agent` (an object with `act`)."""
-    module_name, _, attr = text.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise BenchmarkError(f"policy {text!r}: cannot import {module_name!r} ({error})") from None
-    target = module
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            raise BenchmarkError(f"policy {text!r}: {module_name} has no attribute {attr!r}")
-        target = getattr(target, part)
-    if hasattr(target, "act") and not inspect.isclass(target):
-        return PolicySource(text, "object", lambda spec, config: target)
-    if callable(target):
-        return PolicySource(text, "factory", _factory(target, text))
-    raise BenchmarkError(f"policy {text!r}: {attr} is neither a factory make(game_spec, config) nor an agent with act")
 
 
 def _factory(make: Any, label: str):
@@ -1511,9 +1477,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "policy",
         nargs="?",
-        help="agent name (greedy, random, ppo-baseline, ppo:PATH, search:OPTIONS, ...), a model .zip, "
-        "package.module:make (a factory make(game_spec, config) -> agent), or reference:NAME (a reference agent "
-        "of the protocol, e.g. reference:search at its fixed budget)",
+        help=f"{AGENT_HELP}; or reference:NAME (a reference agent of the protocol, e.g. reference:search at its "
+        "fixed budget)",
     )
     parser.add_argument("--suite", default="standard", help="quick, standard or full (default: standard)")
     parser.add_argument(

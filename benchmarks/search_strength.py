@@ -27,7 +27,7 @@ import numpy as np
 
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs._cli import prog
-from fruit_envs.agents import make_agent
+from fruit_envs.agents import AGENT_HELP, make_agent
 from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec, registered_games
@@ -108,8 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     two_player = [spec.id for spec in registered_games() if 2 in spec.player_counts]
     parser.add_argument("--games", nargs="+", default=two_player, help="game ids (default: every 2-player game)")
-    parser.add_argument("--agent", default="search", help="the agent measured (default: search at its default budget)")
-    parser.add_argument("--opponent", default="greedy", help="the agent it plays against (default: greedy)")
+    parser.add_argument(
+        "--agent", default="search", help=f"the agent measured: {AGENT_HELP} (default: search at its default budget)"
+    )
+    parser.add_argument(
+        "--opponent", default="greedy", help="the agent it plays against, named the same way (default: greedy)"
+    )
     parser.add_argument("--num-games", type=int, default=400, help="games per game (seats rotated)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fixed game list")
     parser.add_argument("--timing-every", type=int, default=10, help="time every k-th decision of the 64 games")

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from fruit_envs._cli import non_negative_int, positive_int, prog, progress_bar, writable_dir, writable_file
-from fruit_envs.agents import make_agent
+from fruit_envs.agents import AGENT_HELP, make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
@@ -339,8 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         "--agents",
         nargs="+",
         required=True,
-        help="random, greedy, search[:OPTIONS], ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, "
-        "optionally labelled LABEL=AGENT (at least two)",
+        help=f"{AGENT_HELP}; optionally labelled LABEL=AGENT (at least two)",
     )
     parser.add_argument(
         "--num-players", type=positive_int, default=None, help="players per game (default: the game's default)"

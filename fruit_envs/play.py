@@ -31,6 +31,7 @@ import numpy as np
 
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs._cli import non_negative_int, positive_int, prog
+from fruit_envs.agents import AGENT_HELP
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
@@ -309,8 +310,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
     parser.add_argument(
         "--opponents",
         default=None,
-        help="comma-separated agents: random, greedy, search[:OPTIONS] (e.g. search:rollouts=32,depth=8), ppo:PATH, "
-        "ppo-sample:PATH (default: greedy; none in a one-player game)",
+        help=f"comma-separated agents: {AGENT_HELP} (default: greedy; none in a one-player game)",
     )
     parser.add_argument("--num-players", type=positive_int, default=None, help="players (default: you + the opponents)")
     parser.add_argument("--seat", default=None, help="your seat number, or 'random' (default: asked)")

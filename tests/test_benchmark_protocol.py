@@ -363,10 +363,10 @@ def test_unknown_suite_game_or_reference_is_refused_before_play(no_games, change
     "policy, message",
     [
         ("nonsense", r"policy 'nonsense': unknown agent 'nonsense'; known agents are"),
-        ("missing.zip", r"policy 'missing.zip': no model file there"),
+        ("missing.zip", r"policy 'missing.zip': no PPO model at 'missing.zip'"),
         ("ppo:missing.zip", r"no PPO model at 'missing.zip'"),
         ("no_such_module_here:make", r"cannot import 'no_such_module_here'"),
-        ("fruit_envs.agents:no_such_factory", r"fruit_envs.agents has no attribute 'no_such_factory'"),
+        ("fruit_envs.agents:no_such_factory", r"module 'fruit_envs.agents' \(.*\) has no 'no_such_factory'"),
         (42, r"policy must be an agent name .* got 42"),
     ],
 )

@@ -52,9 +52,10 @@ class Args(TrainArgs):
     """experiment name, part of the run folder's name"""
     total_timesteps: int = 1_500_000
     """learner decisions to train for"""
-    opponent: Literal["random", "greedy", "self-play"] = "self-play"
-    """who plays the other seats: a fixed baseline, or a league of the learner's own snapshots
-    (one-player games: nobody)"""
+    opponent: str = "self-play"
+    """who plays the other seats: self-play (a league of the learner's own snapshots), or one fixed agent
+    in every other seat, named as everywhere (random, greedy, search, ppo-baseline, a model .zip, your
+    module:make); one-player games: nobody"""
     league_baselines: tuple[str, ...] = ("greedy",)
     """self-play: fixed agents kept in the league beside the snapshots (may be empty)"""
     snapshot_every: int = 25
@@ -95,7 +96,7 @@ class Args(TrainArgs):
     """behaviour cloning warm start: before PPO, the policy imitates `bc_teacher` on this many batched
     games of the teacher against itself (and its value head learns their returns); 0 = off"""
     bc_teacher: str = "greedy"
-    """the agent imitated by the warm start (any agent name: greedy, search, search:rollouts=64, ...)"""
+    """the agent imitated by the warm start (any agent: greedy, search, search:rollouts=64, module:make, ...)"""
     bc_opponent: str | None = None
     """the warm start's teacher plays one seat against this agent (its decisions alone are imitated)
     instead of itself in every seat: the positions a learner trained against that opponent meets
@@ -358,7 +359,8 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
     if starting and (args.bc_expert is not None or args.bc_expert_decides) and not playing:
         raise ValueError("--bc-expert and --bc-expert-decides shape new warm-start games: they need --bc-games N > 0")
     warm_start_agents = (args.bc_teacher, args.bc_opponent) if playing else ()
-    for name in [*args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
+    fixed_opponent = () if args.opponent == "self-play" or config.num_players == 1 else (args.opponent,)
+    for name in [*fixed_opponent, *args.league_baselines, *(n for n in warm_start_agents if n is not None)]:
         make_agent(name, spec, config)  # an unknown agent fails now, not at the first snapshot
     if starting and playing and (args.bc_expert is not None or args.bc_expert_decides):
         from fruit_envs.training.bc import make_teacher

@@ -30,7 +30,8 @@ OpponentArg = str | Policy | Callable | Sequence
 
 
 def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
-    """A policy object from a name ("random", "greedy", "search[:OPTIONS]", "ppo:PATH"), an agent, or a callable."""
+    """A policy object from anything `fruit_envs.agents.resolve_agent` takes (a name such as "greedy", a model
+    path, an import path "module:make"), an agent, or a callable."""
     if isinstance(opponent, str):
         from fruit_envs.agents import make_agent  # agents build on fruit_envs; import only when named
 
@@ -40,7 +41,8 @@ def resolve_policy(spec: GameSpec, config: Config, opponent: Any) -> Policy:
     if callable(opponent):
         return _CallablePolicy(opponent)
     raise ValueError(
-        f"opponent must be 'random', 'greedy', 'ppo:PATH', an object with act(obs, mask, rng), "
+        f"opponent must be an agent name ('random', 'greedy', 'search', 'ppo-baseline', 'ppo:PATH', ...), a model "
+        f"PATH.zip, an import path 'module:make', an object with act(obs, mask, rng), "
         f"or a callable (obs, mask, rng) -> actions; got {opponent!r}"
     )
 

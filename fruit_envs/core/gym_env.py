@@ -40,7 +40,8 @@ def _check_render(render_mode, modes, render_seat, num_players):
 class FruitEnv(gymnasium.Env):
     """One game seen by one learner seat; the other seats are played by `opponent` inside `step`.
 
-    `opponent`: "random", "greedy", "search[:OPTIONS]", "ppo:PATH", an agent with `act(obs, mask, rng)`, or a list of
+    `opponent`: any agent name ("random", "greedy", "search[:OPTIONS]", "ppo-baseline", "ppo:PATH", a model
+    "PATH.zip", your "module:make"; `fruit_envs.agents.resolve_agent`), an agent with `act(obs, mask, rng)`, or a list of
     these sampled per game and seat. `seat`: the learner's seat, or None for a random seat each game.
     `illegal_action="lose"` ends the game as a loss (`illegal_reward`); "raise" raises
     `IllegalActionError` and changes nothing. `action_masks()` serves sb3-contrib's MaskablePPO.
