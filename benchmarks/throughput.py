@@ -15,8 +15,9 @@ is skipped with a note, never faked.
 
 Writes `throughput.json`, `throughput.md` and `throughput.png` (log-log steps/s against batch size,
 peers as horizontal lines) to `--out`, by default `results/` under the current directory.
-`--update-readme` (in a source checkout only) refreshes the README's table and writes the files beside
-it, to the checkout's `benchmarks/results/`, unless `--out` says otherwise.
+`--update-readme` (in a source checkout only) refreshes the full table on docs/performance.md and the
+README's summary of it (`summary`: a row per game), and writes the files to the checkout's
+`benchmarks/results/`, unless `--out` says otherwise. `load` reads a `throughput.json` back.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import random
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -346,6 +347,42 @@ def markdown(results: list[Measurement], notes: list[str], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(results: list[Measurement], notes: list[str], meta: dict) -> str:
+    """The README's short table of `markdown`'s: each game at its smallest player count, through the AEC and
+    Gymnasium envs and the fastest batched way measured, then the peers in one line."""
+    own = [m for m in results if m.api != "peer"]
+    lines = [
+        f"Random legal play, agent-steps/s, each game at its smallest player count. {meta['date']}, {meta['machine']}.",
+        "",
+        "| game | players | AEC | Gymnasium | batched, fastest | fastest / AEC |",
+        "|---|---|---|---|---|---|",
+    ]
+    for game in dict.fromkeys(m.game for m in own):
+        players = min(m.players for m in own if m.game == game)
+        row = {m.api: m for m in own if (m.game, m.players) == (game, players) and m.api in ("aec", "gym")}
+        aec, gym = row["aec"].steps_per_second, row["gym"].steps_per_second
+        batched = [m for m in own if (m.game, m.players) == (game, players) and m.api not in ("aec", "gym")]
+        best = max(batched, key=lambda m: m.steps_per_second, default=None)
+        way = {"batched": "", "threaded": f" on {best.processes} threads", "sharded": f" x {best.processes} processes"}
+        fastest = f"{best.steps_per_second:,.0f} (N={best.batch}{way[best.api]})" if best else ""
+        ratio = f"{max(aec, gym, best.steps_per_second if best else 0) / aec:,.0f}x"
+        lines.append(f"| {game} | {players} | {aec:,.0f} | {gym:,.0f} | {fastest} | {ratio} |")
+    peers = [f"{m.game} {m.steps_per_second:,.0f}" for m in results if m.api == "peer"]
+    if peers:
+        lines += ["", "Peers with the same loop in the same run, agent-steps/s: " + ", ".join(peers) + "."]
+    lines += [f"- {note}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def load(path: Path) -> tuple[list[Measurement], list[str], dict]:
+    """A `throughput.json` read back: its measurements, notes and the rest (date, machine, commit), as
+    `markdown` and `summary` take them, so the tables can be redrawn without measuring again."""
+    data = json.loads(Path(path).read_text())
+    names = {field.name for field in fields(Measurement)}
+    results = [Measurement(**{k: v for k, v in row.items() if k in names}) for row in data.pop("results")]
+    return results, data.pop("notes", []), data
+
+
 def plot(results: list[Measurement], path: Path) -> None:
     import matplotlib
 
@@ -373,7 +410,8 @@ def plot(results: list[Measurement], path: Path) -> None:
 
 
 def checkout_readme() -> Path:
-    """The checkout's README, whose throughput table `--update-readme` replaces; a clear ValueError elsewhere."""
+    """The checkout's README, whose throughput summary `--update-readme` replaces (and the full table on
+    docs/performance.md beside it); a clear ValueError elsewhere."""
     root = checkout_root()
     if root is None:
         raise ValueError(
@@ -381,13 +419,20 @@ def checkout_readme() -> Path:
             "package; run it from a checkout of the repository, or leave the flag out"
         )
     readme = root / "README.md"
-    if not has_block(readme, "throughput"):
-        raise ValueError(f"{readme} has no <!-- throughput:start --> ... <!-- throughput:end --> block")
+    for page in (readme, performance_page(readme)):
+        if not has_block(page, "throughput"):
+            raise ValueError(f"{page} has no <!-- throughput:start --> ... <!-- throughput:end --> block")
     return readme
 
 
-def update_readme(table: str, readme: Path) -> None:
-    replace_block(readme, "throughput", table)
+def performance_page(readme: Path) -> Path:
+    return readme.parent / "docs" / "performance.md"
+
+
+def update_readme(results: list[Measurement], notes: list[str], meta: dict, readme: Path) -> None:
+    """The README's summary and the performance page's full table, from the same measurements."""
+    replace_block(readme, "throughput", summary(results, notes, meta))
+    replace_block(performance_page(readme), "throughput", markdown(results, notes, meta))
 
 
 def benchmark(argv: list[str] | None = None) -> list[Measurement]:
@@ -425,7 +470,9 @@ def benchmark(argv: list[str] | None = None) -> list[Measurement]:
         "benchmarks/results)",
     )
     parser.add_argument(
-        "--update-readme", action="store_true", help="replace the README's throughput table (a source checkout only)"
+        "--update-readme",
+        action="store_true",
+        help="replace the README's throughput summary and docs/performance.md's full table (a source checkout only)",
     )
     args = parser.parse_args(argv)
     readme = checkout_readme() if args.update_readme else None
@@ -453,8 +500,8 @@ def benchmark(argv: list[str] | None = None) -> list[Measurement]:
     (args.out / "throughput.md").write_text(table)
     plot(results, args.out / "throughput.png")
     if readme is not None:
-        update_readme(table, readme)
-        print(f"table replaced in {readme}")
+        update_readme(results, notes, meta, readme)
+        print(f"summary replaced in {readme}, full table in {performance_page(readme)}")
     print(f"written to {args.out}/throughput.json, .md and .png")
     return results
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from fruit_envs.benchmarks import throughput
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
 
 PEERS_INSTALLED = all(importlib.util.find_spec(m) for m in ("pyspiel", "rlcard", "pygame"))
 
@@ -122,11 +127,35 @@ def test_unknown_game_fails_before_measuring(tmp_path, capsys):
     assert not list(tmp_path.iterdir())
 
 
-def test_readme_table_is_replaced_between_markers(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- throughput:start -->\nold\n<!-- throughput:end -->\nrest\n")
-    throughput.update_readme("| new |\n", readme)
-    assert readme.read_text() == "intro\n<!-- throughput:start -->\n| new |\n<!-- throughput:end -->\nrest\n"
+def test_readme_summary_and_performance_table_are_replaced_between_markers(tmp_path):
+    results, notes, meta = throughput.load(RESULTS / "throughput.json")
+    readme, page = tmp_path / "README.md", tmp_path / "docs" / "performance.md"
+    page.parent.mkdir()
+    for path in (readme, page):
+        path.write_text("intro\n<!-- throughput:start -->\nold\n<!-- throughput:end -->\nrest\n")
+    throughput.update_readme(results, notes, meta, readme)
+    summary, table = throughput.summary(results, notes, meta), throughput.markdown(results, notes, meta)
+    assert readme.read_text() == f"intro\n<!-- throughput:start -->\n{summary}<!-- throughput:end -->\nrest\n"
+    assert page.read_text() == f"intro\n<!-- throughput:start -->\n{table}<!-- throughput:end -->\nrest\n"
+
+
+def throughput_block(path) -> str:
+    return re.search(r"<!-- throughput:start -->\n(.*?)<!-- throughput:end -->", path.read_text(), flags=re.S).group(1)
+
+
+def test_throughput_tables_are_the_committed_results():
+    """Issue 54: the README's 19-column table moved to the performance page; the landing page keeps a row per
+    game. Both are drawn from benchmarks/results/throughput.json, as `--update-readme` drew them."""
+    results, notes, meta = throughput.load(RESULTS / "throughput.json")
+    table = throughput.markdown(results, notes, meta)
+    assert table == (RESULTS / "throughput.md").read_text()
+    assert throughput_block(ROOT / "docs" / "performance.md") == table
+    summary = throughput_block(ROOT / "README.md")
+    assert summary == throughput.summary(results, notes, meta)
+    header = next(line for line in summary.splitlines() if line.startswith("| game |"))
+    assert header.count("|") - 1 <= 6, f"the landing page's summary stays short: {header}"
+    games = {m.game for m in results if m.api != "peer"}
+    assert {line.split("|")[1].strip() for line in summary.splitlines() if line.startswith("| ")} - {"game"} == games
 
 
 # --- tournaments ---------------------------------------------------------------------------------

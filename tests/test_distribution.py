@@ -132,13 +132,16 @@ def test_update_readme_in_a_checkout_writes_beside_its_readme(tmp_path, monkeypa
     checkout, elsewhere = tmp_path / "checkout", tmp_path / "elsewhere"
     checkout.mkdir()
     elsewhere.mkdir()
-    (checkout / "README.md").write_text("intro\n<!-- throughput:start -->\nold\n<!-- throughput:end -->\n")
+    (checkout / "docs").mkdir()
+    for page in ("README.md", "docs/performance.md"):
+        (checkout / page).write_text("intro\n<!-- throughput:start -->\nold\n<!-- throughput:end -->\n")
     monkeypatch.setattr(throughput, "checkout_root", lambda: checkout)
     monkeypatch.chdir(elsewhere)
     assert throughput.main([*TINY_THROUGHPUT, "--update-readme"]) == 0
     assert (checkout / "benchmarks" / "results" / "throughput.json").is_file()
-    readme = (checkout / "README.md").read_text()
-    assert "old" not in readme and "| cherry_picking | 2 |" in readme
+    readme, page = (checkout / "README.md").read_text(), (checkout / "docs" / "performance.md").read_text()
+    assert "old" not in readme and "| cherry_picking | 2 |" in readme and "N=1 |" not in readme  # the summary
+    assert "old" not in page and (checkout / "benchmarks" / "results" / "throughput.md").read_text() in page
     assert not list(elsewhere.iterdir())
 
 

@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import game_ids
 
@@ -64,6 +65,31 @@ def test_vector_wrappers_snippet_prints_the_games_own_returns(capsys):
     outcomes = re.search(r"their outcomes: \[([^\]]*)\]", printed).group(1).split()
     assert returns and [float(r) for r in returns] == [float(o) for o in outcomes]
     assert {float(r) for r in returns} <= {-1.0, 0.0, 1.0}
+
+
+def test_supersuit_page_shows_the_reset_infos_workaround():
+    """Issue 54: with worker processes (`num_cpus` >= 2) SuperSuit 3.11's `reset()` returns its workers'
+    compressed infos, so a mask read from `info` breaks; the SuperSuit page says so and its snippet
+    decompresses them, after which every row's info holds that row's mask."""
+    ss = pytest.importorskip("supersuit", reason=f"needs supersuit: install {OPTIONAL['supersuit']}")
+    from fruit_envs import cherry_picking_v0
+
+    envs = ss.concat_vec_envs_v1(
+        ss.pettingzoo_env_to_vec_env_v1(cherry_picking_v0.parallel_env(num_players=2)), 4, num_cpus=2
+    )
+    try:
+        _, infos = envs.reset(seed=0)
+        with pytest.raises(TypeError):  # the bug, as SuperSuit ships it: when fixed, the page can say so
+            infos[0]["action_mask"]
+    finally:
+        envs.close()
+    (code,) = [code for page, _, code in SNIPPETS if page == "tutorials/supersuit.md" and "decompress_info" in code]
+    assert "num_cpus=2" in code, "the snippet runs the worker processes that have the bug"
+    namespace = {"__name__": "__docs__"}
+    exec(compile(code, "the SuperSuit reset-infos snippet", "exec"), namespace)
+    masks, observed = namespace["masks"], namespace["obs"]["action_mask"]
+    assert masks.shape == observed.shape == (8, 60) and masks.any(axis=1).all()
+    np.testing.assert_array_equal(masks, observed)  # each row's info mask is that row's, in order
 
 
 def pages_hook():

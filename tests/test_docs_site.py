@@ -7,6 +7,11 @@ site/_screenshots/ for people to look at. Chromium is Debian's (`./dev` installs
 Playwright drives it (its wheel carries its own driver, so nothing is downloaded, and it reports
 console messages, page errors and failed requests directly, which Selenium's WebDriver does not).
 Missing tools skip the browser test on a developer's machine and fail it in CI.
+
+The README also says to open site/index.html from disk (issue 54): every link of every page names a file
+(`use_directory_urls: false`), so nothing lands on a directory listing; from a file:// URL the nav is
+clicked through, search finds pages, the home page's code blocks wrap rather than run past the right edge
+at any width, and each game's replay is drawn at a readable size.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import shutil
 import subprocess
 import sys
 import threading
+from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -28,9 +35,9 @@ from fruit_envs.core.spec import registered_games
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 SCREENSHOTS = SITE / "_screenshots"
-PAGES = [("", "fruit_envs", "home")]
-PAGES += [(f"games/{spec.id}/", spec.name, spec.id) for spec in registered_games()]
-PAGES += [("tutorials/first-aec-loop/", "Your first AEC loop", "tutorial_first_aec_loop")]
+PAGES = [("index.html", "fruit_envs", "home")]
+PAGES += [(f"games/{spec.id}.html", spec.name, spec.id) for spec in registered_games()]
+PAGES += [("tutorials/first-aec-loop.html", "Your first AEC loop", "tutorial_first_aec_loop")]
 
 
 def missing(what: str) -> None:
@@ -62,8 +69,37 @@ def site() -> Path:
 
 def test_site_builds_strictly_with_every_page(site):
     for path, _, _ in PAGES:
-        assert (site / path / "index.html").is_file(), f"no page {path or 'home'}"
-    assert (site / "api" / "index.html").read_text().count('class="doc doc-heading"') >= 10
+        assert (site / path).is_file(), f"no page {path}"
+    assert (site / "api.html").read_text().count('class="doc doc-heading"') >= 10
+
+
+class Links(HTMLParser):
+    """The URLs a page links to or loads: `href` of `a` and `link`, `src` of `img` and `script`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        wanted = {"a": "href", "link": "href", "img": "src", "script": "src"}.get(tag)
+        self.urls += [value for name, value in attrs if name == wanted and value]
+
+
+def test_every_link_in_the_site_names_a_file(site):
+    """Opened from disk a link to a folder shows a bare directory listing: every local link names a file."""
+    # 404.html is what a server sends for a missing path, so its links are from the server's root
+    pages = [page for page in site.rglob("*.html") if SCREENSHOTS not in page.parents and page.name != "404.html"]
+    assert len(pages) >= 25
+    for page in pages:
+        parser = Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for url in parser.urls:
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc or not parts.path:  # another site, or an anchor on this page
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            what = "a folder" if target.is_dir() else "nothing"
+            assert target.is_file(), f"{page.relative_to(site)} links to {url}: {what}"
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -82,7 +118,7 @@ def server(site):
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def browser(site):
     executable = chromium()
     try:
         from playwright.sync_api import sync_playwright
@@ -107,15 +143,107 @@ def test_page_renders_in_chromium(browser, server, path, title, name):
     page.on("requestfailed", lambda request: errors.append(f"failed to load {request.url}"))
     try:
         response = page.goto(server + path, wait_until="load")
-        assert response is not None and response.ok, f"{path or 'home'}: HTTP {response and response.status}"
+        assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
         assert page.locator("article h1").first.inner_text().strip().rstrip("¶").strip() == title
-        assert page.locator("article table").count() >= 1, f"{path or 'home'} shows no table"
+        assert page.locator("article table").count() >= 1, f"{path} shows no table"
         images = page.evaluate(IMAGES)
-        assert images, f"{path or 'home'} shows no image"
+        assert images, f"{path} shows no image"
         broken = [image["src"] for image in images if not image["complete"] or not image["width"] * image["height"]]
-        assert not broken, f"{path or 'home'}: images not loaded: {broken}"
+        assert not broken, f"{path}: images not loaded: {broken}"
         SCREENSHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-        assert not errors, f"{path or 'home'}: console errors: {errors}"
+        assert not errors, f"{path}: console errors: {errors}"
+    finally:
+        page.close()
+
+
+# --- the site opened from disk (file://), as the README says ---------------------------------------
+
+
+def open_from_disk(browser, path: str, width: int = 1280):
+    """A page of the built site at a file:// URL, and the list its console errors and failed loads go to."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("requestfailed", lambda request: errors.append(f"failed to load {request.url}"))
+    page.goto((SITE / path).as_uri(), wait_until="load")
+    return page, errors
+
+
+def assert_on_a_page(page, came_from: str) -> None:
+    url = urlsplit(page.url)
+    assert url.scheme == "file" and url.path.endswith(".html"), f"{came_from} led to {page.url}, not a page"
+    assert page.locator("article h1").count() == 1, f"{came_from} led to {page.url}, which shows no page"
+
+
+def test_nav_from_disk_lands_on_pages(browser):
+    """Every link of the navigation, clicked on the home page opened from disk, opens a page."""
+    nav = "nav.md-nav--primary a.md-nav__link[href] >> visible=true"
+    page, errors = open_from_disk(browser, "index.html")
+    try:
+        count = page.locator(nav).count()
+        assert count >= 25, f"the navigation shows {count} links"
+        for index in range(count):
+            page.goto((SITE / "index.html").as_uri(), wait_until="load")
+            link = page.locator(nav).nth(index)
+            name = f"nav link {link.inner_text().strip()!r} ({link.get_attribute('href')})"
+            link.click()
+            page.wait_for_load_state("load")
+            assert_on_a_page(page, name)
+        assert not errors, f"console errors: {errors}"
+    finally:
+        page.close()
+
+
+def test_search_works_from_disk(browser):
+    """Material's search runs in a Web Worker, which a file:// page may not start: docs/javascripts/file-worker.js
+    runs it in an iframe, reading the index docs/hooks/offline.py writes as a script."""
+    page, errors = open_from_disk(browser, "index.html")
+    try:
+        page.locator("input.md-search__input").fill("MaskablePPO")
+        results = page.locator(".md-search-result__item a[href]")
+        results.first.wait_for(timeout=15_000)
+        assert results.count() >= 3
+        results.first.click()
+        page.wait_for_load_state("load")
+        assert_on_a_page(page, "the first search result")
+        assert not errors, f"console errors: {errors}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", [1280, 1024, 768, 390])
+def test_home_page_code_blocks_are_not_cut_off(browser, width):
+    """Material shows a scrolled code block's scrollbar only on hover, so a line longer than the column read as
+    cut off at the right edge: code blocks wrap, and each fits its box at every width."""
+    page, errors = open_from_disk(browser, "index.html", width)
+    try:
+        blocks = page.evaluate(
+            """() => Array.from(document.querySelectorAll('article pre > code')).map(code => ({
+                text: code.innerText.split('\\n')[0], scroll: code.scrollWidth, client: code.clientWidth}))"""
+        )
+        assert len(blocks) >= 4
+        clipped = [block for block in blocks if block["scroll"] > block["client"] + 1]
+        assert not clipped, f"at {width}px these code blocks run past their box: {clipped}"
+        assert not errors, f"console errors: {errors}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("game", [spec.id for spec in registered_games()])
+def test_game_page_replay_is_drawn_readable(browser, game):
+    """The replay GIF spans the text column (it sat in half a table and its labels could not be read), loaded,
+    and links to the file alone."""
+    page, errors = open_from_disk(browser, f"games/{game}.html")
+    try:
+        replay = page.locator(f'article img[src$="replays/{game}.gif"]')
+        assert replay.count() == 1, f"{game}: no replay GIF"
+        size = replay.evaluate("img => ({drawn: img.getBoundingClientRect().width, natural: img.naturalWidth})")
+        assert size["natural"] > 0, f"{game}: the replay did not load"
+        assert size["drawn"] >= 600, f"{game}: the replay is drawn {size['drawn']:.0f} px wide"
+        link = replay.evaluate("img => img.closest('a') && img.closest('a').getAttribute('href')")
+        assert link and link.endswith(f"replays/{game}.gif"), f"{game}: the replay links to {link}"
+        assert not errors, f"console errors: {errors}"
     finally:
         page.close()

@@ -49,3 +49,29 @@ def test_readme_shows_a_picture_of_every_game(game):
     assert picture.is_file(), f"no {picture.relative_to(README.parent)}: run python -m fruit_envs.pictures"
     assert picture.stat().st_size < 200_000, "README pictures stay small"
     assert f"](docs/pictures/{game}.png)" in README.read_text(), f"the README does not show {game}.png"
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors GitHub and the site give a Markdown page's headings (and its explicit `{ #id }` ones)."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    anchors = set(re.findall(r"\{ #([\w-]+) \}", text))
+    for heading in re.findall(r"^#+ (.*)$", text, flags=re.M):
+        words = re.sub(r"[^\w\- ]", "", re.sub(r"\{.*?\}", "", heading).strip().lower())
+        anchors.add(words.replace(" ", "-"))
+    return anchors
+
+
+@pytest.mark.parametrize("name", ["README.md", "CHANGELOG.md"])
+def test_every_local_link_resolves(name):
+    """Each link of the README and the changelog to a file of this repository names one that exists, and a
+    `#section` of a Markdown page names one of its headings (the site checks its own pages' links)."""
+    page = README.parent / name
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    links = [target for target in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:", target)]
+    assert links or name == "CHANGELOG.md"
+    for target in links:
+        path, _, anchor = target.partition("#")
+        linked = README.parent / path if path else page
+        assert linked.exists(), f"{name} links to {target}, which does not exist"
+        if anchor and linked.suffix == ".md":
+            assert anchor in heading_anchors(linked), f"{name} links to {target}: {path or name} has no such section"

@@ -254,12 +254,15 @@ def game_page(spec) -> str:
         ("Version", f"v{spec.version} ([version history](#version-history))"),
     ]
     lines = [f"# {spec.name}", "", f"*{title}*", ""]
-    replay = f"replays/{spec.id}.gif"
-    lines += [
-        f"| Replay: greedy self-play, {players} player{'s' * (players > 1)}, seed {REPLAY_SEED} | Mid-game |",
-        "|---|---|",
-        f"| ![{spec.name}: a replay of one game]({'../' + replay}) | "
-        f"![{spec.name}: the table mid-game](../pictures/{spec.id}.png) |",
+    replay, picture = f"../replays/{spec.id}.gif", f"../pictures/{spec.id}.png"
+    lines += [  # each as wide as the text column (docs/stylesheets/extra.css), a link to the file alone
+        f"[![{spec.name}: a replay of one game]({replay}){{ .game-picture }}]({replay})",
+        "",
+        f"*Replay: greedy self-play, {players} player{'s' * (players > 1)}, seed {REPLAY_SEED}.*",
+        "",
+        f"[![{spec.name}: the table mid-game]({picture}){{ .game-picture }}]({picture})",
+        "",
+        "*Mid-game.*",
         "",
         f"The replay is drawn by `python -m fruit_envs.replay docs/replays/{spec.id}.jsonl --gif ...` from the "
         "game record beside it (`python docs/hooks/pages.py replays` redraws both); the picture by "
