@@ -86,7 +86,11 @@ def test_bad_constructor_arguments_say_what_is_allowed(kwargs, message):
         ({"opponent": "ppo:/nonexistent/model.zip"}, "no PPO model at"),
         ({"opponent": 42}, "opponent must be"),
         ({"seat": 5}, r"seat must be None \(random each game\) or an int in 0..1"),
-        ({"illegal_action": "ignore"}, "illegal_action must be 'lose' or 'raise'"),
+        ({"illegal_action": "ignore"}, "illegal_action must be 'lose', 'raise' or 'replace'"),
+        ({"illegal_action": "replace", "illegal_penalty": -0.5}, r"illegal_penalty must be a finite number >= 0"),
+        ({"illegal_action": "replace", "illegal_penalty": float("nan")}, "illegal_penalty must be a finite number"),
+        ({"illegal_action": "replace", "illegal_penalty": "0.1"}, "illegal_penalty must be a number >= 0, got '0.1'"),
+        ({"illegal_penalty": 0.1}, "illegal_penalty applies only with illegal_action='replace'"),
     ],
 )
 def test_bad_gymnasium_arguments_say_what_is_allowed(kwargs, message):
@@ -583,3 +587,113 @@ def test_an_opponent_that_needs_no_observation_is_not_observed_for():
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert seen["random"] and all(obs is None for obs in seen["random"])
     assert seen["plain"] and all(isinstance(obs, np.ndarray) and obs.ndim == 2 for obs in seen["plain"])
+
+
+# --- issue 54: illegal_action="replace", for learners that cannot mask (RL Zoo's PPO, DQN, ...) ----------
+
+
+def next_legal(mask: np.ndarray, action: int) -> int:
+    """The documented rule, written out: the first legal action at or after `action`, wrapping round to 0."""
+    return next(a % len(mask) for a in range(action, action + len(mask)) if mask[a % len(mask)])
+
+
+def test_replacement_rule_on_hand_made_masks():
+    from fruit_envs.core.engine import replacement_actions
+
+    masks = np.array([[0, 1, 0, 0, 1], [0, 1, 0, 0, 1], [0, 1, 0, 0, 1], [1, 0, 0, 0, 0]], dtype=bool)
+    actions = np.array([1, 2, 4, 3])  # legal, next one up, legal, wraps round past the last action to 0
+    assert replacement_actions(masks, actions).tolist() == [1, 4, 4, 0]
+    assert replacement_actions(masks[:1], np.array([0])).tolist() == [1]
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_replace_plays_the_next_legal_action_flags_it_and_charges_the_penalty(game):
+    """A game played with illegal_action="replace" and random actions (most of them illegal) is the game the
+    default env plays with the actions that were played: same observations, same ends, the same rewards less
+    `illegal_penalty` where an action was replaced; every step's info says what happened."""
+    spec = get_spec(game)
+    penalty = 0.25
+    replacing = gymnasium.make(spec.gym_id, opponent="random", illegal_action="replace", illegal_penalty=penalty)
+    plain = gymnasium.make(spec.gym_id, opponent="random")
+    obs, info = replacing.reset(seed=3)
+    plain_obs, plain_info = plain.reset(seed=3)
+    rng = np.random.default_rng(0)
+    replaced = games = 0
+    for _ in range(300):
+        np.testing.assert_array_equal(obs, plain_obs)
+        mask = info["action_mask"]
+        action = int(rng.integers(spec.num_actions))
+        obs, reward, term, trunc, info = replacing.step(action)
+        played = next_legal(mask, action)
+        assert info["requested_action"] == action and info["played_action"] == played
+        assert info["illegal_action_replaced"] is (not mask[action])
+        plain_obs, plain_reward, plain_term, plain_trunc, plain_info = plain.step(played)
+        assert not {"illegal_action_replaced", "requested_action", "played_action"} & set(plain_info)
+        assert (term, trunc) == (plain_term, plain_trunc)
+        assert reward == pytest.approx(plain_reward - penalty * info["illegal_action_replaced"])
+        replaced += info["illegal_action_replaced"]
+        if term or trunc:
+            assert info["outcome"] == plain_info["outcome"] and info["illegal_action"] is False
+            games += 1
+            obs, info = replacing.reset(seed=games)
+            plain_obs, plain_info = plain.reset(seed=games)
+    assert replaced > 20
+
+
+def test_replace_leaves_the_default_as_it_was():
+    """The default still ends the game as a loss on an illegal action, with nothing new in its info."""
+    for kwargs in ({}, {"illegal_action": "lose"}):
+        env = gymnasium.make("fruit_envs/CherryPicking-v0", seat=0, **kwargs)
+        _, info = env.reset(seed=0)
+        _, reward, term, _, info = env.step(int(np.flatnonzero(~info["action_mask"])[0]))
+        assert term and reward == -1.0 and info["illegal_action"] and info["outcome"] == -1
+        assert "illegal_action_replaced" not in info
+    env = gymnasium.make("fruit_envs/CherryPicking-v0", seat=0, illegal_action="replace")  # no penalty by default
+    _, info = env.reset(seed=0)
+    _, reward, term, _, info = env.step(int(np.flatnonzero(~info["action_mask"])[0]))
+    assert not term and reward == 0.0 and info["illegal_action_replaced"]
+
+
+@pytest.mark.parametrize("autoreset_mode", ["NEXT_STEP", "SAME_STEP"])
+def test_vector_env_replaces_illegal_actions_game_by_game(autoreset_mode):
+    """The vector env plays what the single env does, flags replaced rows, and marks as acted only the rows
+    that took an action (next-step, a row starting a new game ignores its action)."""
+    kwargs = {"num_envs": 6, "opponent": "random", "autoreset_mode": autoreset_mode}
+    envs = gymnasium.make_vec("fruit_envs/FruitPicking-v1", illegal_action="replace", illegal_penalty=0.5, **kwargs)
+    plain = gymnasium.make_vec("fruit_envs/FruitPicking-v1", **kwargs)
+    obs, info = envs.reset(seed=2)
+    plain_obs, _ = plain.reset(seed=2)
+    rng = np.random.default_rng(1)
+    ended = np.zeros(6, dtype=bool)
+    replaced = 0
+    for _ in range(150):
+        np.testing.assert_array_equal(obs, plain_obs)
+        mask = info["action_mask"]
+        actions = rng.integers(get_spec("fruit_picking").num_actions, size=6)
+        expected = np.array([next_legal(m, a) for m, a in zip(mask, actions, strict=True)])
+        obs, rewards, term, trunc, info = envs.step(actions)
+        acted = ~ended
+        assert info["_played_action"].tolist() == acted.tolist() == info["_illegal_action_replaced"].tolist()
+        assert info["played_action"][acted].tolist() == expected[acted].tolist()
+        flagged = info["illegal_action_replaced"]
+        assert flagged.tolist() == (acted & ~mask[np.arange(6), actions]).tolist()
+        plain_obs, plain_rewards, plain_term, plain_trunc, _ = plain.step(np.where(acted, expected, 0))
+        np.testing.assert_allclose(rewards, plain_rewards - 0.5 * flagged)
+        assert term.tolist() == plain_term.tolist() and trunc.tolist() == plain_trunc.tolist()
+        ended = (term | trunc) if autoreset_mode == "NEXT_STEP" else ended
+        replaced += int(flagged.sum())
+    assert replaced > 50
+
+
+def test_sb3_vec_env_replaces_too():
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
+
+    env = FruitSB3VecEnv("cherry_picking", num_envs=2, seat=0, illegal_action="replace", illegal_penalty=0.1)
+    env.reset()
+    mask = env.action_masks()
+    illegal = int(np.flatnonzero(~mask[1])[0])
+    env.step_async(np.array([first_legal(mask[0]), illegal]))
+    _, rewards, done, infos = env.step_wait()
+    assert not done.any() and rewards.tolist() == pytest.approx([0.0, -0.1])
+    assert [info["illegal_action_replaced"] for info in infos] == [False, True]
+    assert [info["played_action"] for info in infos] == [first_legal(mask[0]), next_legal(mask[1], illegal)]

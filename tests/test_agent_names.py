@@ -117,7 +117,9 @@ def test_names_that_resolve_to_nothing_say_what_was_tried(name, message, tmp_pat
 def test_an_import_that_fails_inside_the_module_says_so(user_folder):
     folder, _ = user_folder
     (folder / "brokenpol_x.py").write_text("import nonexistent_dependency_x\n")
-    with pytest.raises(ValueError, match=r"'brokenpol_x' was found but importing it failed: .*nonexistent_dependency_x"):
+    with pytest.raises(
+        ValueError, match=r"'brokenpol_x' was found but importing it failed: .*nonexistent_dependency_x"
+    ):
         resolve_agent("brokenpol_x:make")
     with pytest.raises(ValueError, match=r"module '.*' \(.*\) has no 'nothing'"):
         resolve_agent(f"{user_folder[1]}:nothing")

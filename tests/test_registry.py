@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -102,6 +104,71 @@ def test_retired_id_raises_the_error_of_its_module(env_id):
         assert str(made.value) == str(imported.value)
         if sys.version_info >= (3, 11):
             assert made.value.__notes__ == [f"PettingZoo id of the current version: {current}"]
+
+
+RETIRED_GYMNASIUM = [
+    (spec, old) for spec in fruit_envs.registered_games() for old in range(spec.version)
+]  # every version below the served one, of every game
+
+
+@pytest.mark.parametrize(
+    ("spec", "old"), RETIRED_GYMNASIUM, ids=[f"{spec.env_name}-v{old}" for spec, old in RETIRED_GYMNASIUM]
+)
+def test_retired_gymnasium_id_says_what_replaced_it(spec, old):
+    """Issue 54: `gymnasium.make` of a retired version gave Gymnasium's generic `DeprecatedEnv` ("Please use
+    ..."); every way of making it now raises the retired module's message, naming the id that was asked for."""
+    retired = f"fruit_envs/{spec.env_name}-v{old}"
+    with pytest.raises(ImportError) as imported:
+        importlib.import_module(f"fruit_envs.{spec.id}_v{old}")
+    expected = str(imported.value).replace(f"{spec.id}_v{old} is retired", f"{retired} is retired", 1)
+    assert expected.startswith(f"{retired} is retired: {spec.name} is now fruit_envs.{spec.pettingzoo_name} ")
+    assert f"(Gymnasium id {spec.gym_id})" in expected and "see CHANGELOG.md" in expected
+    makers = {
+        "make": lambda: gymnasium.make(retired),
+        "make with keywords": lambda: gymnasium.make(retired, num_players=2, opponent="greedy"),
+        "make module:id": lambda: gymnasium.make(f"fruit_envs:{retired}"),
+        "make_vec": lambda: gymnasium.make_vec(retired, num_envs=2),
+        "make_vec sync": lambda: gymnasium.make_vec(retired, num_envs=2, vectorization_mode="sync"),
+    }
+    for how, make in makers.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # Gymnasium's own "out of date" note comes first
+            with pytest.raises(gymnasium.error.DeprecatedEnv) as made:  # what it raised before: still caught
+                make()
+        assert isinstance(made.value, ImportError), how
+        assert str(made.value) == expected, how
+
+
+def test_libraries_the_ids_page_runs_come_with_an_extra():
+    """Issue 54: the ids page ran RL Zoo and Hydra, which no extra installed, without saying so."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml with tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for package in ("rl_zoo3", "hydra-core"):
+        assert f"pip install {package}`; the `clients` extra has it" in IDS_PAGE, package
+        assert any(re.match(rf"{re.escape(package)}\b", dep) for dep in extras["clients"]), package
+
+
+def test_hydra_instantiates_the_ids_page_config():
+    """The Hydra config on docs/ids.md, through Hydra itself, in an interpreter that never imported fruit_envs."""
+    if importlib.util.find_spec("hydra") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("hydra-core is missing in CI: the clients extra installs it (./dev setup)")
+        pytest.skip("hydra-core is not installed: pip install -e '.[clients]' (./dev does)")
+    (block,) = re.findall(r"```yaml\n(.*?)```", IDS_PAGE, flags=re.S)
+    code = f"""
+import sys
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+assert "fruit_envs" not in sys.modules
+cfg = OmegaConf.create({block!r})
+env, parallel = instantiate(cfg.env), instantiate(cfg.multi_agent_env)
+env.reset(seed=0)
+observations, infos = parallel.reset(seed=0)
+print(env.unwrapped.spec.id, type(env.unwrapped).__name__, type(parallel).__name__, len(observations))
+"""
+    out = _fresh_python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["fruit_envs/CherryPicking-v0", "FruitEnv", "FruitParallelEnv", "3"]
 
 
 @needs_registry

@@ -78,6 +78,35 @@ def _one_action(chosen, num_actions: int, policy) -> int:
     return int(validate.as_actions(chosen, 1, num_actions, where)[0])
 
 
+ILLEGAL_ACTION_MODES = ("lose", "raise", "replace")
+
+
+def replacement_actions(masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """`(N,)` what `illegal_action="replace"` plays for `actions` `(N,)` in positions with legal `masks` `(N, A)`:
+    each action itself where legal, otherwise the first legal action above it, wrapping round past the last
+    to 0. Deterministic, and it draws nothing from any random generator."""
+    num_actions = masks.shape[1]
+    order = (actions[:, None] + np.arange(num_actions)) % num_actions  # each row: a, a+1, ..., A-1, 0, ..., a-1
+    return (actions + np.argmax(np.take_along_axis(masks, order, axis=1), axis=1)) % num_actions
+
+
+def check_illegal_options(illegal_action: str, illegal_penalty: float) -> float:
+    """`illegal_penalty` as a float, once `illegal_action` is one of `ILLEGAL_ACTION_MODES` and the penalty is a
+    finite number >= 0 given only where it applies (mode "replace"); ValueError naming what is allowed."""
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be 'lose', 'raise' or 'replace', got {illegal_action!r}")
+    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float, np.integer, np.floating)):
+        raise ValueError(f"illegal_penalty must be a number >= 0, got {illegal_penalty!r}")
+    if not np.isfinite(illegal_penalty) or illegal_penalty < 0:
+        raise ValueError(f"illegal_penalty must be a finite number >= 0 (taken off the reward), got {illegal_penalty}")
+    if illegal_penalty and illegal_action != "replace":
+        raise ValueError(
+            f"illegal_penalty applies only with illegal_action='replace' (with {illegal_action!r} it would do "
+            f"nothing; 'lose' pays illegal_reward instead), got illegal_penalty={illegal_penalty}"
+        )
+    return float(illegal_penalty)
+
+
 class _CallablePolicy:
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -101,6 +130,7 @@ class LearnerBatch:
         autoreset: bool = True,
         record=None,
         record_source: str = "vector env",
+        illegal_penalty: float = 0.0,
     ):
         if not validate.is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -110,8 +140,7 @@ class LearnerBatch:
             raise ValueError(
                 f"seat must be None (random each game) or an int in 0..{config.num_players - 1}, got {seat!r}"
             )
-        if illegal_action not in ("lose", "raise"):
-            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.illegal_penalty = check_illegal_options(illegal_action, illegal_penalty)
         self.spec, self.config = spec, config
         self._move_limit = spec.max_game_length(config) + 1  # opponents' moves in a row, at most
         self.num_envs = int(num_envs)
@@ -323,6 +352,10 @@ class LearnerBatch:
         rows = np.arange(self.num_envs)
         masks = self.action_masks()
         legal = masks[rows, actions] | ~active
+        replaced = np.zeros(self.num_envs, dtype=bool)
+        if not legal.all() and self.illegal_action == "replace":
+            replaced, legal = ~legal, np.ones(self.num_envs, dtype=bool)
+            actions = np.where(replaced, replacement_actions(masks, actions), actions)
         if not legal.all() and self.illegal_action == "raise":
             g = np.flatnonzero(~legal)[0]
             phase = self._phase_name(g)
@@ -340,6 +373,7 @@ class LearnerBatch:
         reward += self._play_opponents()
         illegal = ~legal
         reward[illegal] = self.illegal_reward
+        reward[replaced] -= self.illegal_penalty
         terminated = (self.state.done & ~self.state.truncated & active) | illegal
         truncated = self.state.truncated & ~illegal & active
         self.episode_length += active
@@ -350,6 +384,8 @@ class LearnerBatch:
             "terminated": terminated,
             "truncated": truncated,
             "illegal": illegal,
+            "replaced": replaced,
+            "played_action": actions,
             "final_obs": None,
             "episode_return": self.episode_return[finished].copy(),
             "episode_length": self.episode_length[finished].copy(),
@@ -420,6 +456,8 @@ class LearnerBatch:
             "terminated": np.array([done and not trunc]),
             "truncated": np.array([done and trunc]),
             "illegal": np.zeros(1, dtype=bool),
+            "replaced": np.zeros(1, dtype=bool),
+            "played_action": np.array([action]),
             "final_obs": None,
             "episode_return": self.episode_return[: int(done)].copy(),
             "episode_length": self.episode_length[: int(done)].copy(),

@@ -41,10 +41,13 @@ class FruitEnv(gymnasium.Env):
     """One game seen by one learner seat; the other seats are played by `opponent` inside `step`.
 
     `opponent`: any agent name ("random", "greedy", "search[:OPTIONS]", "ppo-baseline", "ppo:PATH", a model
-    "PATH.zip", your "module:make"; `fruit_envs.agents.resolve_agent`), an agent with `act(obs, mask, rng)`, or a list of
-    these sampled per game and seat. `seat`: the learner's seat, or None for a random seat each game.
+    "PATH.zip", your "module:make"; `fruit_envs.agents.resolve_agent`), an agent with `act(obs, mask, rng)`, or a
+    list of these sampled per game and seat. `seat`: the learner's seat, or None for a random seat each game.
     `illegal_action="lose"` ends the game as a loss (`illegal_reward`); "raise" raises
-    `IllegalActionError` and changes nothing. `action_masks()` serves sb3-contrib's MaskablePPO.
+    `IllegalActionError` and changes nothing; "replace" (for learners that cannot mask) plays the first legal
+    action at or after it, wrapping round (`replacement_actions`), less `illegal_penalty` (default 0) in the
+    reward, and every step's info says `illegal_action_replaced`, `requested_action` and `played_action`.
+    `action_masks()` serves sb3-contrib's MaskablePPO.
     `render_mode`: "ansi" (text), "rgb_array" (picture), "human" (window, or text without a display),
     of the full table (`render_seat=None`), the learner's view ("learner") or a seat's view (int).
     `record=PATH` appends every finished game to a JSON-lines file (replay: `python -m fruit_envs.replay`).
@@ -63,6 +66,7 @@ class FruitEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         render_seat: int | str | None = None,
         record=None,
+        illegal_penalty: float = 0.0,
         **options,
     ):
         self.spec_ = get_spec(game)
@@ -81,6 +85,7 @@ class FruitEnv(gymnasium.Env):
             autoreset=False,
             record=record,
             record_source="FruitEnv",
+            illegal_penalty=illegal_penalty,
         )
         self.observation_space, self.action_space = _spaces(self.spec_, self.config)
 
@@ -122,13 +127,20 @@ class FruitEnv(gymnasium.Env):
         self._batch.require_reset("step()")
         action = validate.as_action(action, self.spec_.num_actions, f"{self.spec_.name}: action")
         out = self._batch.step_action(action)
-        if type(out) is tuple:  # the game goes on, the learner to move
+        replacing = self._batch.illegal_action == "replace"
+        if type(out) is tuple:  # the game goes on, the learner to move (its action was legal)
             obs, mask, reward = out
             if self.render_mode == "human":
                 self.render()
-            return obs, float(reward), False, False, {"action_mask": mask, "seat": int(self._batch.seats[0])}
+            info = {"action_mask": mask, "seat": int(self._batch.seats[0])}
+            if replacing:
+                info.update(illegal_action_replaced=False, requested_action=action, played_action=action)
+            return obs, float(reward), False, False, info
         terminated, truncated = bool(out["terminated"][0]), bool(out["truncated"][0])
         info = {"action_mask": out["mask"][0], "seat": self.seat}
+        if replacing:
+            played = int(out["played_action"][0])
+            info.update(illegal_action_replaced=bool(out["replaced"][0]), requested_action=action, played_action=played)
         if terminated or truncated:
             obs = out["final_obs"][0]
             info["outcome"] = int(out["final_outcome"][0])
@@ -175,7 +187,9 @@ class FruitVectorEnv(VectorEnv):
     (a game that has just ended, next-step, accepts any action: the next step ignores it).
     Rows of games that end have `infos["outcome"]` (+1 win, -1 loss, 0 draw or truncated) and
     `infos["illegal_action"]` (True where the learner's illegal action lost it, as in `FruitEnv`),
-    marked by `infos["_outcome"]` and `infos["_illegal_action"]`.
+    marked by `infos["_outcome"]` and `infos["_illegal_action"]`. With `illegal_action="replace"` (see `FruitEnv`),
+    every step's infos have `illegal_action_replaced` and `played_action` `(N,)`, marked by their `_` keys in the
+    rows that took an action (not those starting a new game, next-step).
     `render()`: "ansi" gives the text of game 0; "rgb_array" a tuple with the picture of every game
     (as Gymnasium's vector envs do), full view or `render_seat` ("learner" or a seat number).
     `record=PATH` appends every finished game to a JSON-lines file.
@@ -196,6 +210,7 @@ class FruitVectorEnv(VectorEnv):
         render_seat: int | str | None = None,
         record=None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        illegal_penalty: float = 0.0,
         **options,
     ):
         self.spec_ = get_spec(game)
@@ -215,6 +230,7 @@ class FruitVectorEnv(VectorEnv):
             autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP,
             record=record,
             record_source="FruitVectorEnv",
+            illegal_penalty=illegal_penalty,
         )
         self.num_envs = self._batch.num_envs
         self.single_observation_space, self.single_action_space = _spaces(self.spec_, self.config)
@@ -266,6 +282,14 @@ class FruitVectorEnv(VectorEnv):
             self._ended = finished
             self._masks[finished] = True
         infos = {"action_mask": self._masks, "seat": self.seats}
+        if self._batch.illegal_action == "replace":
+            acted = ~restarting
+            infos.update(
+                illegal_action_replaced=out["replaced"].copy(),
+                _illegal_action_replaced=acted,
+                played_action=out["played_action"].copy(),
+                _played_action=acted,
+            )
         if finished.any():
             outcome = np.zeros(self.num_envs, dtype=np.int8)
             outcome[finished] = out["final_outcome"]

@@ -8,6 +8,9 @@
   module's `env()`) and its parallel registry (`pettingzoo.make("parallel", id)`, `parallel_env()`).
   Keyword arguments go to those constructors unchanged. A retired version's id raises the `ImportError`
   that importing its module raises, naming the current version.
+* Retired versions' Gymnasium ids (`fruit_envs/QuickityPickity-v1`) are registered too: `make` and `make_vec`
+  raise `RetiredEnvError` with that message, naming the id asked for. It is also Gymnasium's `DeprecatedEnv`,
+  the generic error ("Please use ...") those ids raised before.
 
 Neither library reads an entry-point group (Gymnasium 1.x dropped `gymnasium.envs` plugins; PettingZoo
 never had one), and PettingZoo's `make` has no `module:id` form: a PettingZoo pipeline imports
@@ -55,6 +58,17 @@ def retired_ids() -> list[str]:
     return [pettingzoo_id(spec, old) for spec in registered_games() for old in range(spec.version)]
 
 
+def gymnasium_id(spec: GameSpec, version: int | None = None) -> str:
+    """Gymnasium's id of a game version (default: the served one), e.g. `fruit_envs/CherryPicking-v0`."""
+    return f"{NAMESPACE}/{spec.env_name}-v{spec.version if version is None else version}"
+
+
+class RetiredEnvError(gymnasium.error.DeprecatedEnv, ImportError):
+    """A retired version's Gymnasium id was made: the message names the current version and CHANGELOG.md, as
+    importing the version's module (an `ImportError`) does. Still Gymnasium's `DeprecatedEnv`, which those ids
+    raised before they had our message, so code catching either keeps working."""
+
+
 def register_envs() -> None:
     """Register every game with Gymnasium and, where PettingZoo has a registry, with PettingZoo.
 
@@ -70,6 +84,11 @@ def register_envs() -> None:
                 disable_env_checker=False,
                 order_enforce=False,  # FruitEnv raises our ResetNeededError itself, as every adapter does
             )
+        for old in range(spec.version):
+            retired = gymnasium_id(spec, old)
+            if retired not in gymnasium.registry:
+                refuse = _refuse_retired_gymnasium(spec, old)
+                gymnasium.register(id=retired, entry_point=refuse, vector_entry_point=refuse, disable_env_checker=True)
     if has_pettingzoo_registry():
         _register_pettingzoo()
 
@@ -109,4 +128,18 @@ def _refuse_retired(spec: GameSpec, old: int, current: str) -> Callable:
             raise
 
     refuse.__qualname__ = refuse.__name__ = f"{spec.id}_v{old}_is_retired"
+    return refuse
+
+
+def _refuse_retired_gymnasium(spec: GameSpec, old: int) -> Callable:
+    """The entry point (single and vector) of a retired Gymnasium id: raises `RetiredEnvError`. Registered so
+    that Gymnasium finds the id; without it `make` raised its generic `DeprecatedEnv` ("Please use ...")."""
+
+    def refuse(**kwargs):
+        try:
+            retired_version(f"{NAMESPACE}.{spec.id}_v{old}", spec.id, retired=gymnasium_id(spec, old))
+        except ImportError as error:
+            raise RetiredEnvError(str(error)) from None
+
+    refuse.__qualname__ = refuse.__name__ = f"{spec.env_name}_v{old}_is_retired"
     return refuse

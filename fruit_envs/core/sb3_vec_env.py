@@ -38,6 +38,9 @@ class FruitSB3VecEnv(VecEnv):
     cut off by a cap (truncated, see `fruit_envs.core.spec.outcome_rewards`) has `TimeLimit.truncated=True`
     and a reward without outcome, so SB3 bootstraps from `terminal_observation` instead. Every finished
     game's info has `outcome` (+1 win, -1 loss, 0 draw or truncated) and `is_success` (a win).
+
+    `illegal_action="replace"` (see `fruit_envs.core.gym_env.FruitEnv`) plays a legal action for an illegal one,
+    less `illegal_penalty`; every info then has `illegal_action_replaced` and `played_action`.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class FruitSB3VecEnv(VecEnv):
         record=None,
         shaping: float = 0.0,
         shaping_gamma: float = 1.0,
+        illegal_penalty: float = 0.0,
         **options,
     ):
         if not np.isfinite(shaping) or not 0.0 <= shaping_gamma <= 1.0:
@@ -71,6 +75,7 @@ class FruitSB3VecEnv(VecEnv):
             illegal_reward,
             record=record,
             record_source="FruitSB3VecEnv",
+            illegal_penalty=illegal_penalty,
         )
         obs_space, act_space = _spaces(self.spec_, self.config)
         self.render_mode = None
@@ -127,6 +132,11 @@ class FruitSB3VecEnv(VecEnv):
                     "illegal_action": bool(out["illegal"][g]),
                     "is_success": bool(out["final_outcome"][j] == 1),
                 }
+        if self.batch.illegal_action == "replace":
+            for g, info in enumerate(infos):
+                info.update(
+                    illegal_action_replaced=bool(out["replaced"][g]), played_action=int(out["played_action"][g])
+                )
         return out["obs"], out["reward"].astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:

@@ -225,11 +225,12 @@ def registered_games() -> list[GameSpec]:
     return list(_REGISTRY.values())
 
 
-def retired_version(module_name: str, game: str) -> None:
+def retired_version(module_name: str, game: str, retired: str | None = None) -> None:
     """Raise the `ImportError` of a retired environment version module (`fruit_envs.<game>_v<old>`),
-    naming the current module and Gymnasium id; the changes are listed in CHANGELOG.md."""
+    naming the current module and Gymnasium id; the changes are listed in CHANGELOG.md. `retired`: how the
+    message names the old version (default: its module's name; a registry passes the id that was asked for)."""
     spec = get_spec(game)
-    old = module_name.rsplit(".", 1)[-1]
+    old = retired or module_name.rsplit(".", 1)[-1]
     raise ImportError(
         f"{old} is retired: {spec.name} is now fruit_envs.{spec.pettingzoo_name} (Gymnasium id {spec.gym_id}); "
         f"its observations or rules changed, see CHANGELOG.md. Saved states and game records of the old "
