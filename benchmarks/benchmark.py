@@ -18,12 +18,14 @@ the suite, and every reference, the policy takes each seat in turn with the refe
 seat (one cell, all its games in one batch, the same deals for every seat and reference). Per cell: win
 share over finished games with its 95% Wilson interval, mean score margin, mean rank (more than two
 players) and truncated share. Per game and player count: an Elo-scale rating fitted against the
-references' fixed ratings (random = 0) with a bootstrap interval, and a normalised score (random = 0,
-the reference search = 100); over the suite: the mean normalised score with its interval. The one-player
-score attack is rated by mean score, normalised the same way. A policy that reads the true state
-(`needs_state`, as search does) is marked privileged in every report. The report folder (`--out`, by
-default `results/benchmark/<policy>_<suite>_<time>/`) holds report.md, report.json and report.png.
-docs/benchmark.md explains the protocol, the scales and the files.
+references' fixed ratings (the protocol rating, random = 0; not the tournaments' Elo, whose field mean is
+1500) with a bootstrap interval, and a normalised score (random = 0, the reference search = 100); over the
+suite: the mean normalised score with its interval and each group's part in it. The one-player score
+attack is rated by mean score, normalised the same way. What the numbers cannot measure is flagged: cells
+with many truncated games, ratings set by the prior, intervals the games cannot give. A policy that reads
+the true state (`needs_state`, as search does) is marked privileged in every report. The report folder
+(`--out`, by default `results/benchmark/<policy>_<suite>_<time>/`) holds report.md, report.json and
+report.png. docs/benchmark.md explains the protocol, the scales and the files.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import platform
 import re
 import sys
 import time
+import traceback
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +58,10 @@ from fruit_envs.core.spec import Config, GameSpec, get_spec, registered_games
 
 HERE = Path(__file__).resolve().parent
 ELO = 400.0 / math.log(10.0)  # Elo points per unit of log-odds
+# The benchmark's rating scale, named wherever a rating is printed: not the tournaments' Elo (field mean 1500)
+RATING_SCALE = "protocol rating, Elo scale, random = 0"
+TRUNCATION_WARNING = 0.10  # a cell with a larger share of truncated games is flagged (docs/benchmark.md)
+PRIOR_WEIGHT_WARNING = 0.10  # a rating whose virtual ties are this share of its results or more is prior-set
 
 
 class BenchmarkError(ValueError):
@@ -64,11 +71,18 @@ class BenchmarkError(ValueError):
 
 class PolicyError(BenchmarkError):
     """The policy raised or returned a malformed or illegal action. `record` is the replayable position
-    (a `GameRecord` of the game up to that decision), `report` what finished before it."""
+    (a `GameRecord` of the game up to that decision), `report` what finished before it, `traceback` the
+    policy's own traceback when it raised (also saved as failure_traceback.txt beside failure.jsonl)."""
 
-    def __init__(self, message: str, record: frecord.GameRecord | None = None, report: dict | None = None):
+    def __init__(
+        self,
+        message: str,
+        record: frecord.GameRecord | None = None,
+        report: dict | None = None,
+        traceback: str | None = None,
+    ):
         super().__init__(message)
-        self.record, self.report = record, report
+        self.record, self.report, self.traceback = record, report, traceback
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,11 +329,14 @@ def is_privileged(agent: Any) -> bool:
 
 
 class _Fault(Exception):
-    """Raised inside a cell by `_Checked`: the policy's failure at one decision of one game of the batch."""
+    """Raised inside a cell by `_Checked`: the policy's failure at one decision of one game, or, when it
+    raised or answered malformed for the whole batch (`batch`: the cell's games in it), of that batch;
+    `game`, `seat` and `step` then name the batch's first game, the one saved as the replayable example."""
 
-    def __init__(self, problem: str, game: int, seat: int, step: int, attempted: Any = None):
+    def __init__(self, problem: str, game: int, seat: int, step: int, attempted: Any = None, batch: Any = None) -> None:
         super().__init__(problem)
         self.problem, self.game, self.seat, self.step, self.attempted = problem, game, seat, step, attempted
+        self.batch = None if batch is None else [int(g) for g in batch]
 
 
 class _Logged:
@@ -348,25 +365,24 @@ class _Logged:
 
 class _Checked(_Logged):
     """The policy under test: anything it raises and any action that is malformed (another shape, not an
-    integer, out of range) or illegal stops the cell as a `_Fault` naming the game, seat and step."""
+    integer, out of range) or illegal stops the cell as a `_Fault` naming the game, seat and step (an
+    exception or a malformed answer belongs to the whole batch: the fault names the batch)."""
 
     def act(self, obs, mask, rng, state, seats, games) -> np.ndarray:
         n, num_actions = mask.shape
+        first = (int(games[0]), int(seats[0]), int(state.step_count[0]))
         try:
             raw = self.choose(obs, mask, rng, state, seats, games)
         except Exception as error:
-            raise _Fault(
-                f"raised {type(error).__name__}: {error}", int(games[0]), int(seats[0]), int(state.step_count[0])
-            ) from error
+            raise _Fault(f"raised {type(error).__name__}: {error}", *first, batch=games) from error
         try:
             actions = validate.as_actions(raw, n, num_actions, "its actions")
         except InvalidActionError as error:
             raise _Fault(
                 f"returned a malformed batch of actions ({error}; one integer action per row of the mask)",
-                int(games[0]),
-                int(seats[0]),
-                int(state.step_count[0]),
+                *first,
                 attempted=_shown(raw),
+                batch=games,
             ) from None
         illegal = ~mask[np.arange(n), actions]
         if illegal.any():
@@ -434,8 +450,16 @@ def play_cell(
         where = (
             f"{spec.id} with {p} player{'s' if p > 1 else ''}"
             + (f" against {reference_name}" if reference_name else "")
-            + f", seed {seed} (game {g} of the cell, key {int(keys[g])}), seat {fault.seat}, step {fault.step}"
+            + f", seed {seed}"
         )
+        if fault.batch is not None and len(fault.batch) > 1:
+            shown = ", ".join(map(str, fault.batch[:8])) + (", ..." if len(fault.batch) > 8 else "")
+            where += (
+                f", for a batch of {len(fault.batch)} games of the cell (games {shown}), not for one game; "
+                f"the batch included game {g} (key {int(keys[g])}) at seat {fault.seat}, step {fault.step}"
+            )
+        else:
+            where += f" (game {g} of the cell, key {int(keys[g])}), seat {fault.seat}, step {fault.step}"
         record = frecord.GameRecord(
             game=spec.id,
             rules_version=spec.version,
@@ -453,10 +477,16 @@ def play_cell(
                     "attempted": fault.attempted,
                     "reference": reference_name,
                     "seed": seed,
+                    "batch": fault.batch,
                 },
             ),
         )
-        raise PolicyError(f"policy {labels[0]!r} {fault.problem}, in {where}", record=record) from fault.__cause__
+        cause = fault.__cause__
+        raise PolicyError(
+            f"policy {labels[0]!r} {fault.problem}, in {where}",
+            record=record,
+            traceback=None if cause is None else "".join(traceback.format_exception(cause)),
+        ) from cause
     seconds = time.perf_counter() - start
     return cell_numbers(result.scores, result.winners, result.truncated, policy_seat, seconds), {
         "scores": result.scores,
@@ -587,12 +617,28 @@ def bootstrap_rng(rating_cfg: dict, game: str, players: int) -> np.random.Genera
     return np.random.default_rng(np.random.SeedSequence(entropy))
 
 
+def confidence_draws(rng: np.random.Generator, successes: float, trials: float, size: int) -> np.ndarray:
+    """`(size,)` draws of a binomial share from its Clopper-Pearson confidence distribution: an even mixture of
+    Beta(k, n - k + 1) and Beta(k + 1, n - k), a point at 0 (or 1) where a parameter is 0. Its 2.5th and 97.5th
+    percentiles are close to the exact interval; with no success they are 0 and the one-sided 95% bound
+    1 - 0.05^(1/n), about 3/n (the rule of three)."""
+    low = rng.beta(successes, trials - successes + 1, size) if successes > 0 else np.zeros(size)
+    high = rng.beta(successes + 1, trials - successes, size) if successes < trials else np.ones(size)
+    return np.where(rng.random(size) < 0.5, low, high)
+
+
 def group_rating(
     cells: list[tuple[str, dict]], anchors: dict[str, float | None], rating_cfg: dict, scale: str, game: str
 ) -> dict:
     """The rating of the policy in one game and player count from its cells against the anchored references,
     with a 95% interval from a bootstrap over the games of each cell (a game's pairwise results move
-    together), and its normalised score (random = 0, the scale reference = 100)."""
+    together), and its normalised score (random = 0, the scale reference = 100).
+
+    Where every game of every cell ended alike (all lost, all won) the bootstrap has no spread; the interval
+    then comes from each cell's Clopper-Pearson confidence distribution over its finished games, mapped through
+    the same fit (`interval`). `prior_dominated` marks a rating the prior's virtual ties set rather than the
+    games: no finite rating without them (every result one way), or ties that are PRIOR_WEIGHT_WARNING of the
+    results or more (few games)."""
     calibrated = anchors.get(scale) is not None  # a scale without its 100 point is not calibrated yet: no rating
     rated = [
         (ref, raw) for ref, raw in cells if calibrated and anchors.get(ref) is not None and (~raw["truncated"]).any()
@@ -603,26 +649,57 @@ def group_rating(
     }
     if not rated:
         out.update(rating=None, rating_low=None, rating_high=None, normalised=None, normalised_low=None)
-        out.update(normalised_high=None, replicates=None)
+        out.update(normalised_high=None, replicates=None, interval=None, sweeps={})
+        out.update(rating_without_prior=None, prior_weight=None, prior_dominated=False, prior_note=None)
         return out
     replicates = int(rating_cfg.get("bootstrap", 1000))
     rng = bootstrap_rng(rating_cfg, game, cells[0][1]["scores"].shape[1])
     prior = float(rating_cfg.get("prior_ties", 1.0))
-    points, pairs, boot = [], [], []
+    points, pairs, boot, per_games = [], [], [], []
     for _, raw in rated:
         finished = ~raw["truncated"]
         per_game = np.nansum(pair_outcomes(raw["scores"], raw["winners"], raw["policy_seat"]), axis=1)[finished]
         p = raw["scores"].shape[1]
         points.append(per_game.sum())
         pairs.append(len(per_game) * (p - 1))
+        per_games.append(per_game)
         weights = rng.multinomial(len(per_game), np.full(len(per_game), 1 / len(per_game)), size=replicates)
         boot.append(weights @ per_game)  # (B,) points of each resample of the cell's games
     fixed = np.array([anchors[ref] for ref, _ in rated])
     rating = float(fit_rating(np.array(points), np.array(pairs), fixed, prior))
     draws = fit_rating(np.stack(boot, axis=1), np.array(pairs), fixed, prior)
+    out["interval"] = "bootstrap over games"
+    if all(np.ptp(per_game) == 0 for per_game in per_games):  # every resample is the sample: no spread
+        shares = [confidence_draws(rng, v.sum() / (p - 1), len(v), replicates) for v in per_games]
+        draws = fit_rating(np.stack(shares, axis=1) * np.array(pairs), np.array(pairs), fixed, prior)
+        out["interval"] = "Clopper-Pearson (every game of every cell ended alike: the bootstrap has no spread)"
     out.update(
         rating=rating, rating_low=float(np.percentile(draws, 2.5)), rating_high=float(np.percentile(draws, 97.5))
     )
+    out["sweeps"] = {
+        ref: "lost every game" if v.max() == 0 else "won every game"
+        for (ref, _), v in zip(rated, per_games, strict=True)
+        if v.max() == 0 or v.min() == p - 1
+    }
+    total, count = float(sum(points)), float(sum(pairs))
+    finite = 0 < total < count  # the likelihood alone has a finite maximum
+    weight = prior * len(rated) / (prior * len(rated) + count)
+    out["rating_without_prior"] = float(fit_rating(np.array(points), np.array(pairs), fixed, 0.0)) if finite else None
+    out["prior_weight"] = weight
+    out["prior_dominated"] = prior > 0 and (not finite or weight >= PRIOR_WEIGHT_WARNING)
+    if not out["prior_dominated"]:
+        out["prior_note"] = None
+    elif not finite:
+        out["prior_note"] = (
+            f"set by the prior: every finished game {'lost' if total == 0 else 'won'} against every reference, so "
+            f"the games bound the rating only from {'above' if total == 0 else 'below'}, and the prior's "
+            f"{prior:g} virtual tie{'s' if prior != 1 else ''} per reference place{'s' if prior == 1 else ''} it"
+        )
+    else:
+        out["prior_note"] = (
+            f"set mainly by the prior: its virtual ties are {weight:.0%} of the results (few games); "
+            f"the games alone give {out['rating_without_prior']:.0f}"
+        )
     top = anchors.get(scale)
     norm = (lambda r: 100 * np.asarray(r) / top) if top else None
     out.update(
@@ -636,11 +713,15 @@ def group_rating(
 
 def solo_rating(raw: dict, anchors: dict[str, float | None], rating_cfg: dict, scale: str, game: str) -> dict:
     """A one-player game: mean score, normalised (random's mean = 0, the scale reference's = 100), with a
-    bootstrap interval over the games."""
+    bootstrap interval over the games (none where every game scored the same: `interval` says so)."""
     scores = raw["scores"][:, 0].astype(np.float64)
     low, top = anchors.get("random"), anchors.get(scale)
     out: dict[str, Any] = {"rated_against": [], "not_rated_against": [], "rating": None}
-    out.update(rating_low=None, rating_high=None)
+    out.update(rating_low=None, rating_high=None, mean_score=float(scores.mean()))
+    out.update(rating_without_prior=None, prior_weight=None, prior_dominated=False, prior_note=None, sweeps={})
+    out["interval"] = "bootstrap over games"
+    if np.ptp(scores) == 0:
+        out["interval"] = f"none: every game scored {scores[0]:g}, the bootstrap has no spread"
     if low is None or top is None or top == low:
         out.update(normalised=None, normalised_low=None, normalised_high=None, replicates=None)
         return out
@@ -660,11 +741,20 @@ def solo_rating(raw: dict, anchors: dict[str, float | None], rating_cfg: dict, s
 
 def aggregate(groups: list[dict]) -> dict:
     """The suite's mean normalised score over the rated groups, its interval from the same bootstrap
-    replicates (groups resampled independently)."""
+    replicates (groups resampled independently). Each group gets its part in it: `aggregate_weight` (1/k of
+    k rated groups), `aggregate_contribution` (its normalised score times the weight; they sum to the
+    aggregate) and `aggregate_shift` (the aggregate minus the mean of the other groups: how far it moves it)."""
     rated = [g for g in groups if g.get("replicates") is not None]
+    for g in groups:
+        g.update(aggregate_weight=0.0, aggregate_contribution=None, aggregate_shift=None)
     if not rated:
         return {"normalised": None, "low": None, "high": None, "groups": 0, "of": len(groups)}
     mean = float(np.mean([g["normalised"] for g in rated]))
+    for g in rated:
+        others = [h["normalised"] for h in rated if h is not g]
+        g["aggregate_weight"] = 1 / len(rated)
+        g["aggregate_contribution"] = g["normalised"] / len(rated)
+        g["aggregate_shift"] = mean - float(np.mean(others)) if others else None
     draws = np.mean(np.stack([g["replicates"] for g in rated]), axis=0)
     return {
         "normalised": mean,
@@ -894,9 +984,15 @@ def evaluate(
         if out is not None:
             path = frecord.write_records(out / "failure.jsonl", [error.record])
             report["failure_record"] = str(path)
+            kept = ""
+            if error.traceback is not None:
+                trace = out / "failure_traceback.txt"
+                trace.write_text(error.traceback)
+                report["failure_traceback"] = str(trace)
+                kept = f"; the policy's traceback is in {trace}"
             error.args = (
                 f"{error}; the game up to that decision is saved in {path} "
-                f"(python -m fruit_envs.replay {path}); the finished cells are in {out / 'report.md'}",
+                f"(python -m fruit_envs.replay {path}){kept}; the finished cells are in {out / 'report.md'}",
             )
             report["error"] = str(error)
             write_report(report, out)
@@ -934,7 +1030,31 @@ def _finish(report: dict, raws: dict, proto: Protocol, wall: float) -> None:
     for group in groups:
         group.pop("replicates", None)
     report["groups"] = groups
+    report["rating_scale"] = RATING_SCALE
+    report["truncation_warning_threshold"] = TRUNCATION_WARNING
+    report["warnings"] = report_warnings(report)
     report["wall_seconds"] = round(time.perf_counter() - wall, 2)
+
+
+def report_warnings(report: dict) -> list[str]:
+    """What the numbers cannot measure, one line each: cells whose truncated share is over TRUNCATION_WARNING
+    (each cell gets `truncation_warning`), ratings set by the prior, intervals the games cannot give."""
+    lines = []
+    for c in report["cells"]:
+        c["truncation_warning"] = c["truncated_share"] > TRUNCATION_WARNING
+        if c["truncation_warning"]:
+            against = f" against {c['reference']}" if c["reference"] else ""
+            lines.append(
+                f"{c['game']} {c['players']}p{against}: {c['truncated']} of {c['games']} games truncated "
+                f"({c['truncated_share']:.0%}, over the {TRUNCATION_WARNING:.0%} threshold): the numbers describe only "
+                f"the finished games, and a policy that stalls where it would lose looks better than it is"
+            )
+    for g in report["groups"]:
+        if g.get("prior_dominated"):
+            lines.append(f"{g['game']} {g['players']}p: rating {g['rating']:.0f} ({RATING_SCALE}) is {g['prior_note']}")
+        if g.get("interval", "").startswith("none"):
+            lines.append(f"{g['game']} {g['players']}p: no interval ({g['interval']})")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1131,7 +1251,7 @@ def load_cards(out: str | Path = PUBLISHED) -> dict[str, dict]:
 
 
 def cards_markdown(reports: dict[str, dict]) -> str:
-    """The cards side by side: each reference's rating per game and player count (Elo, random = 0, 95%
+    """The cards side by side: each reference's rating per game and player count (RATING_SCALE, 95%
     bootstrap interval), its aggregate normalised score, and the best responses' win shares against it."""
     names = list(reports)
     first = next(iter(reports.values()))
@@ -1168,7 +1288,11 @@ def cards_markdown(reports: dict[str, dict]) -> str:
         )
         + " |"
     )
-    lines += ["", "Ratings: Elo, random = 0 (two players and more); the score attack: mean score (95% CI)."]
+    lines += [
+        "",
+        f"Ratings: {RATING_SCALE} (two players and more; not the tournaments' Elo, whose field mean is 1500); "
+        "the score attack: mean score (95% CI).",
+    ]
     responses = {n: r["best_response"] for n, r in reports.items() if r.get("best_response")}
     if responses:
         steps = {b["steps"] for rows in responses.values() for b in rows}
@@ -1264,6 +1388,35 @@ def protocol_line(report: dict) -> str:
     )
 
 
+def _anchors(group: dict) -> str:
+    """The references' anchors of a group: ratings, or mean scores for the one-player game."""
+    digits = 2 if group["players"] == 1 else 0
+    shown = [f"{n} {_num(v, digits)}" for n, v in (group.get("anchors") or {}).items()]
+    return ", ".join(shown) or "-"
+
+
+def _part(group: dict) -> str:
+    """A group's part in the aggregate: its weight, contribution and how far it moves the aggregate."""
+    if group.get("aggregate_contribution") is None:
+        return "not in it"
+    moves = "" if group["aggregate_shift"] is None else f"; moves it by {group['aggregate_shift']:+.1f}"
+    return f"{group['aggregate_weight']:.2f} x {group['normalised']:.1f} = {group['aggregate_contribution']:.1f}{moves}"
+
+
+def _flag(cell: dict) -> str:
+    return " (high: see warnings)" if cell.get("truncation_warning") else ""
+
+
+def _notes(group: dict) -> list[str]:
+    """What qualifies a group's numbers: a rating set by the prior, an interval not from the bootstrap, sweeps."""
+    notes = [] if not group.get("prior_dominated") else [str(group["prior_note"])]
+    if group.get("interval") and group["interval"] != "bootstrap over games":
+        notes.append(f"interval: {group['interval']}")
+    if group.get("interval") == "bootstrap over games":  # a cell whose games all ended alike adds no spread
+        notes += [f"{result} against {ref}" for ref, result in (group.get("sweeps") or {}).items()]
+    return notes
+
+
 def markdown(report: dict) -> str:
     """report.md: the protocol line, the aggregate, one table per game and player count."""
     policy = report["policy"]
@@ -1283,14 +1436,22 @@ def markdown(report: dict) -> str:
         f"count groups; random = 0, {report['scale_reference']} = 100; 95% bootstrap interval): "
         f"{_interval(agg.get('normalised'), agg.get('low'), agg.get('high'), 1)}",
         "",
-        "| game | players | rating (Elo, random = 0; 95% CI) | normalised (95% CI) | rated against |",
-        "|---|---|---|---|---|",
+    ]
+    if report.get("warnings"):
+        lines += ["**Warnings** (what these numbers cannot measure):", ""]
+        lines += [f"* {line}" for line in report["warnings"]] + [""]
+    lines += [
+        f"| game | players | rating ({RATING_SCALE}; 95% CI) | references' anchors (same scale; one player: mean "
+        "score) | normalised (95% CI) | in the aggregate: weight x normalised = contribution; how far it moves it | "
+        "rated against | notes |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for g in report["groups"]:
         against = ", ".join(g["rated_against"]) or ("(mean score)" if g["players"] == 1 else "no anchored reference")
         lines.append(
             f"| {g['game']} | {g['players']} | {_interval(g['rating'], g['rating_low'], g['rating_high'])} | "
-            f"{_interval(g['normalised'], g['normalised_low'], g['normalised_high'], 1)} | {against} |"
+            f"{_anchors(g)} | {_interval(g['normalised'], g['normalised_low'], g['normalised_high'], 1)} | "
+            f"{_part(g)} | {against} | {'; '.join(_notes(g)) or '-'} |"
         )
     for (game, p), cells in _by_group(report["cells"]).items():
         lines += ["", f"## {game}, {p} player{'s' if p > 1 else ''}", ""]
@@ -1300,7 +1461,7 @@ def markdown(report: dict) -> str:
                 "| games | mean score (95% CI) | truncated |",
                 "|---|---|---|",
                 f"| {c['games']} | {_interval(c['mean_score'], c['score_low'], c['score_high'], 2)} | "
-                f"{c['truncated']} |",
+                f"{c['truncated']}{_flag(c)} |",
             ]
             continue
         lines += [
@@ -1311,7 +1472,7 @@ def markdown(report: dict) -> str:
         for c in cells:
             lines.append(
                 f"| {c['reference']} | {c['games']} | {c['wins']}/{c['draws']}/{c['losses']} | {_share(c)} | "
-                f"{_num(c['mean_margin'])} | {_num(c['mean_rank'], 2)} | {c['truncated_share']:.3f} |"
+                f"{_num(c['mean_margin'])} | {_num(c['mean_rank'], 2)} | {c['truncated_share']:.3f}{_flag(c)} |"
             )
     if report.get("best_response"):
         lines += [
@@ -1364,12 +1525,20 @@ def summary_table(report: dict) -> str:
     text = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     text.append("")
     for g in report["groups"]:
+        rating = (
+            f"mean score {g['mean_score']:.2f} (reference mean scores: {_anchors(g)})"
+            if g["players"] == 1 and g.get("mean_score") is not None
+            else f"rating {_interval(g['rating'], g['rating_low'], g['rating_high'])} ({RATING_SCALE}; anchors: "
+            f"{_anchors(g)})"
+        )
         text.append(
-            f"{g['game']} {g['players']}p: rating {_interval(g['rating'], g['rating_low'], g['rating_high'])}, "
-            f"normalised {_interval(g['normalised'], g['normalised_low'], g['normalised_high'], 1)}"
+            f"{g['game']} {g['players']}p: {rating}, "
+            f"normalised {_interval(g['normalised'], g['normalised_low'], g['normalised_high'], 1)}, "
+            f"in the aggregate {_part(g)}"
         )
     agg = report["aggregate"] or {}
     text.append(f"aggregate normalised score: {_interval(agg.get('normalised'), agg.get('low'), agg.get('high'), 1)}")
+    text += [f"warning: {line}" for line in report.get("warnings") or []]
     if report["policy"]["privileged"]:
         text.append("PRIVILEGED policy (reads the true state): ranked apart from observation-only policies")
     for b in report.get("best_response") or []:
@@ -1379,8 +1548,18 @@ def summary_table(report: dict) -> str:
 
 
 def picture(report: dict, path: Path) -> None:
-    """report.png: per game and player count, the policy's win share against each reference (95% Wilson
-    error bars, a dashed line at an even share); a one-player game: its normalised score."""
+    """report.png: the picture of `report_figure`."""
+    import matplotlib.pyplot as plt
+
+    fig = report_figure(report)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def report_figure(report: dict) -> Any:
+    """The report's matplotlib figure: per game and player count, the policy's win share against each reference
+    (95% Wilson error bars, a dashed line at an even share); a one-player game: its mean score (95% interval)
+    beside the references' mean scores, its normalised score in the title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1396,11 +1575,22 @@ def picture(report: dict, path: Path) -> None:
     for ax, ((game, p), cells) in zip(axes.flat, groups.items(), strict=False):
         rating = ratings.get((game, p), {})
         if p == 1:
-            value = rating.get("normalised")
-            ax.bar([0], [value or 0.0], color="tab:blue")
-            ax.set_xticks([0], ["normalised score"])
-            ax.axhline(100, color="grey", linestyle="--", linewidth=1)
-            ax.set_title(f"{game} (alone)", fontsize=9)
+            c = cells[0]
+            mean = c["mean_score"]
+            error = [[mean - c["score_low"]], [c["score_high"] - mean]] if math.isfinite(c["score_high"]) else None
+            ax.bar([0], [mean], width=0.5, yerr=error, color="tab:blue", capsize=3)
+            ax.text(0, mean, f"{mean:.2f}", ha="center", va="bottom", fontsize=8)
+            anchors = {n: v for n, v in (rating.get("anchors") or {}).items() if v is not None}
+            for name, value in anchors.items():
+                ax.axhline(value, color="grey", linestyle="--", linewidth=0.8)
+                ax.text(0.55, value, name, ha="right", va="bottom", fontsize=7, color="grey")
+            top = max([mean, *anchors.values()] + ([c["score_high"]] if error else []))
+            ax.set_ylim(0, 1.15 * top if top > 0 else 1)
+            ax.set_xlim(-0.6, 0.6)
+            ax.set_xticks([0], ["policy"], fontsize=8)
+            ax.set_ylabel("mean score", fontsize=8)
+            shown = "" if rating.get("normalised") is None else f", normalised {rating['normalised']:.0f}"
+            ax.set_title(f"{game} (alone)\nmean score {mean:.2f}{shown}", fontsize=9)
             continue
         names = [c["reference"] for c in cells]
         share = np.array([c["win_share"] or 0.0 for c in cells])
@@ -1410,7 +1600,7 @@ def picture(report: dict, path: Path) -> None:
         ax.axhline(1 / p, color="grey", linestyle="--", linewidth=1)
         ax.set_xticks(range(len(cells)), names, rotation=25, ha="right", fontsize=8)
         ax.set_ylim(0, 1)
-        shown = "" if rating.get("rating") is None else f", rating {rating['rating']:.0f}"
+        shown = "" if rating.get("rating") is None else f"\nrating {rating['rating']:.0f} (random = 0)"
         ax.set_title(f"{game}, {p} players{shown}", fontsize=9)
         ax.set_ylabel("win share", fontsize=8)
     tag = " [privileged]" if report["policy"]["privileged"] else ""
@@ -1418,8 +1608,7 @@ def picture(report: dict, path: Path) -> None:
         f"{report['policy']['label']}{tag}: protocol v{report['protocol']}, suite {report['suite']}", fontsize=10
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
 def write_report(report: dict, out: Path) -> None:
@@ -1584,6 +1773,8 @@ def main(argv: list[str] | None = None) -> int:
             protocol=protocol,
         )
     except BenchmarkError as error:
+        if isinstance(error, PolicyError) and error.traceback:
+            print(f"the policy raised:\n{error.traceback}", file=sys.stderr, end="")
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(summary_table(report))

@@ -99,6 +99,16 @@ def pairwise(names: list[str], seating: np.ndarray, winners: np.ndarray, truncat
     return rows
 
 
+ELO_SCALE = "Elo, field mean 1500"  # two players; the benchmark's protocol rating puts random at 0 instead
+OPENSKILL_SCALE = "OpenSkill ordinal, mu - 3 sigma, start 0"
+
+
+def rating_scale(num_players: int) -> str:
+    """The scale a tournament's ratings are on, named wherever they are printed: Elo over this field only (its
+    mean is 1500, so a rating moves with the other agents), not the benchmark's protocol rating (random = 0)."""
+    return ELO_SCALE if num_players == 2 else OPENSKILL_SCALE
+
+
 def bradley_terry(names: list[str], pairs: list[dict], iterations: int = 200) -> dict[str, float]:
     """Elo-scale Bradley-Terry ratings (draws count half a win each), mean 1500."""
     k = len(names)
@@ -172,7 +182,8 @@ def markdown(summary: dict) -> str:
             else []
         ),
         "",
-        "| agent | games | truncated | wins (shared) | win rate of finished games (95% CI) | rating |",
+        "| agent | games | truncated | wins (shared) | win rate of finished games (95% CI) | "
+        f"rating ({rating_scale(summary['num_players'])}) |",
         "|---|---|---|---|---|---|",
     ]
     for name, r in summary["agents"].items():
@@ -201,7 +212,15 @@ def markdown(summary: dict) -> str:
         "\nWins: games the agent is among the winners, those it won along with another agent (shared) "
         "included; the cells below count a shared game as a draw. "
         "Cells: wins/draws/losses/truncated of the row agent against the column agent "
-        "(win rate of the finished games)."
+        "(win rate of the finished games). "
+        + (
+            "Ratings: Elo scale (Bradley-Terry), shifted so that the mean of this tournament's agents is 1500: they "
+            "compare these agents with each other only, and are not the benchmark's protocol rating "
+            "(fruit-envs-benchmark, random = 0)."
+            if summary["num_players"] == 2
+            else "Ratings: OpenSkill Plackett-Luce ordinal (mu - 3 sigma; every agent starts at 0), over this "
+            "tournament's agents only; not the benchmark's protocol rating (fruit-envs-benchmark, random = 0)."
+        )
     )
     return "\n".join(lines) + "\n"
 
@@ -304,6 +323,7 @@ def run(
         "agents": totals,
         "pairwise": pairs,
         "ratings": ratings,
+        "rating_scale": rating_scale(config.num_players),
         "seatings": len(table),
         "field": field,
         "games_per_seating": games_per_seating,

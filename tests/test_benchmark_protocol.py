@@ -580,3 +580,182 @@ def test_published_cards_need_a_checkout(monkeypatch):
     monkeypatch.setattr(_checkout, "checkout_root", lambda: None)
     with pytest.raises(BenchmarkError, match="give a folder for the cards"):
         bm.reference_cards()
+
+
+# --- issue 54: reports that flag what they cannot measure -------------------------------------------
+
+
+class LastLegal:
+    """The highest-index legal action every time: it loses, and stalls many Juicy Fruits games to the cap."""
+
+    name = "last-legal"
+
+    def act(self, obs, mask, rng):
+        return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)).astype(np.int64)
+
+
+def duel(won: list[bool]) -> dict:
+    """The raw arrays of a two-player cell in which the policy won the games marked True, seats alternating."""
+    seat = np.arange(len(won)) % 2
+    winners = np.zeros((len(won), 2), dtype=bool)
+    winners[np.arange(len(won)), np.where(won, seat, 1 - seat)] = True
+    return {"scores": 10 * winners, "winners": winners, "truncated": np.zeros(len(won), bool), "policy_seat": seat}
+
+
+def rate(cells: dict[str, list[bool]], game: str = "juicy_fruits") -> dict:
+    protocol = load_protocol(1)
+    raws = [(ref, duel(won)) for ref, won in cells.items()]
+    return bm.group_rating(raws, protocol.anchor(game, 2), protocol.rating, protocol.scale_reference, game)
+
+
+def test_a_group_lost_or_won_throughout_has_an_interval_from_its_games():
+    """Every game lost: the bootstrap has no spread (it gave `-640 (-640 to -640)`); the interval now comes from
+    the cells' Clopper-Pearson confidence distributions: not empty, its high end falling as games are added."""
+    few, many = (rate({"random": [False] * n, "greedy": [False] * n}) for n in (10, 400))
+    for group in (few, many):
+        assert group["rating_low"] == pytest.approx(group["rating"]), "the low end is where the prior puts it"
+        assert group["rating_high"] - group["rating_low"] > 100 and group["normalised_high"] > group["normalised"]
+        assert group["interval"].startswith("Clopper-Pearson")
+        assert group["sweeps"] == {"random": "lost every game", "greedy": "lost every game"}
+    assert many["rating_high"] < few["rating_high"] - 300 and many["rating"] < few["rating"]
+    assert many["rating_high"] - many["rating_low"] < few["rating_high"] - few["rating_low"], "it narrows"
+    # one reference, n games lost: the high end is the one-sided 95% bound on the share, 1 - 0.05^(1/n)
+    n = 60
+    alone = rate({"random": [False] * n})
+    share = 1 / (1 + 10 ** ((0 - alone["rating_high"]) / 400))
+    prior = load_protocol(1).rating["prior_ties"]
+    assert share * (n + prior) - prior / 2 == pytest.approx(n * (1 - 0.05 ** (1 / n)), rel=0.15)
+    won = rate({"random": [True] * 10, "greedy": [True] * 10})
+    assert won["rating_low"] < won["rating"] == pytest.approx(won["rating_high"])
+    mixed = rate({"random": [True, False] * 5, "greedy": [False] * 10})
+    assert mixed["interval"] == "bootstrap over games" and mixed["sweeps"] == {"greedy": "lost every game"}
+
+
+def test_a_rating_the_prior_sets_is_marked():
+    lost = rate({"random": [False] * 60, "greedy": [False] * 60})
+    assert lost["prior_dominated"] and lost["rating_without_prior"] is None
+    assert "bound the rating only from above" in lost["prior_note"]
+    few = rate({"random": [True, False], "greedy": [True, False]})  # 2 virtual ties among 6 results
+    assert few["prior_dominated"] and few["prior_weight"] == pytest.approx(2 / 6) and "few games" in few["prior_note"]
+    enough = rate({"random": [True, True, False] * 10, "greedy": [True, False] * 15})
+    assert not enough["prior_dominated"] and enough["prior_note"] is None
+    assert enough["rating_without_prior"] == pytest.approx(enough["rating"], abs=20)
+
+
+def test_each_group_says_how_much_it_moves_the_aggregate(tmp_path):
+    only = [f"{GAME}:2", "juicy_fruits:2", "juicy_fruits_solo"]
+    report = evaluate(LastLegal(), out=tmp_path, **{**TINY, "games": 10, "only": only})
+    groups, total = report["groups"], report["aggregate"]["normalised"]
+    assert sum(g["aggregate_contribution"] for g in groups) == pytest.approx(total)
+    for g in groups:
+        others = [h["normalised"] for h in groups if h is not g]
+        assert g["aggregate_weight"] == pytest.approx(1 / 3)
+        assert g["aggregate_shift"] == pytest.approx(total - np.mean(others))
+    worst = min(groups, key=lambda g: g["normalised"])
+    assert worst["game"] == "juicy_fruits" and worst["aggregate_shift"] < -20, "the lost game pulls it down"
+    saved = json.loads((tmp_path / "report.json").read_text())["groups"]
+    assert [g["aggregate_shift"] for g in saved] == [g["aggregate_shift"] for g in groups]
+    md = (tmp_path / "report.md").read_text()
+    assert f"= {worst['aggregate_contribution']:.1f}; moves it by {worst['aggregate_shift']:+.1f}" in md
+
+
+def test_a_stalling_policy_is_warned_about_on_every_output(tmp_path, monkeypatch, capsys):
+    """The highest legal action every time truncates many Juicy Fruits games and loses the rest: the truncated
+    share is flagged (report.json, report.md, the terminal), and so is the rating the prior sets."""
+    (tmp_path / "stalling.py").write_text(
+        "import numpy as np\n\n\ndef make(game_spec, config):\n    return Last()\n\n\nclass Last:\n"
+        "    def act(self, obs, mask, rng):\n        return mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    args = ["stalling:make", "--suite", "quick", "--games", "juicy_fruits:2", "--games-per-cell", "10"]
+    assert bm.main([*args, "--references", "random", "greedy", "--no-progress", "--out", "out"]) == 0
+    printed = capsys.readouterr().out
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["truncation_warning_threshold"] == bm.TRUNCATION_WARNING
+    flagged = [c for c in report["cells"] if c["truncation_warning"]]
+    assert flagged and all(c["truncated_share"] > bm.TRUNCATION_WARNING for c in flagged)
+    for c in flagged:
+        line = f"juicy_fruits 2p against {c['reference']}: {c['truncated']} of {c['games']} games truncated"
+        assert any(w.startswith(line) for w in report["warnings"])
+        assert f"warning: {line}" in printed
+    (group,) = report["groups"]
+    assert group["prior_dominated"] and group["rating_high"] > group["rating_low"]
+    assert any(w.startswith("juicy_fruits 2p: rating") and "prior" in w for w in report["warnings"])
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "**Warnings**" in md and all(f"* {w}" in md for w in report["warnings"])
+    quiet = evaluate("greedy", **{**TINY, "games": 12})  # finished games, enough of them to outweigh the prior
+    assert not any(c["truncation_warning"] for c in quiet["cells"]) and not quiet["warnings"]
+
+
+def test_report_lists_the_anchors_beside_the_rating(tmp_path):
+    report = evaluate("greedy", out=tmp_path, **{**TINY, "only": [f"{GAME}:2", "juicy_fruits_solo"]})
+    md = (tmp_path / "report.md").read_text()
+    protocol = load_protocol(1)
+    (row,) = [line for line in md.splitlines() if line.startswith(f"| {GAME} | 2 |")]
+    rating = report["groups"][0]
+    anchors = ", ".join(f"{n} {v:.0f}" for n, v in protocol.anchor(GAME, 2).items())
+    assert f"| {rating['rating']:.0f} ({rating['rating_low']:.0f} to {rating['rating_high']:.0f}) | {anchors} |" in row
+    (solo,) = [line for line in md.splitlines() if line.startswith("| juicy_fruits_solo | 1 |")]
+    assert ", ".join(f"{n} {v:.2f}" for n, v in protocol.anchor("juicy_fruits_solo", 1).items()) in solo
+
+
+def test_the_score_attack_panel_shows_the_mean_score():
+    report = evaluate("greedy", **{**TINY, "only": [f"{GAME}:2", "juicy_fruits_solo"]})
+    mean = report["cells"][-1]["mean_score"]
+    figure = bm.report_figure(report)
+    solo = next(ax for ax in figure.axes if ax.get_title().startswith("juicy_fruits_solo"))
+    assert solo.get_ylabel() == "mean score" and f"mean score {mean:.2f}" in solo.get_title()
+    (bar,) = solo.patches
+    assert bar.get_height() == pytest.approx(mean), "the bar is the mean score, not the normalised score"
+    labels = {text.get_text() for text in solo.texts}
+    assert f"{mean:.2f}" in labels and set(load_protocol(1).references) <= labels, "the references' mean scores"
+
+
+def test_a_policy_exception_keeps_its_traceback_and_names_the_batch(tmp_path, monkeypatch, capsys):
+    (tmp_path / "raising_policy.py").write_text(
+        "def helper(mask):\n    raise RuntimeError('the policy broke inside helper')\n\n\nclass Raising:\n"
+        "    def act(self, obs, mask, rng):\n        return helper(mask)\n\n\nagent = Raising()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    args = ["raising_policy:agent", "--suite", "quick", "--games", "4", "--games-filter", GAME, "--no-progress"]
+    assert bm.main([*args, "--references", "random", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "in helper" in err
+    assert "RuntimeError: the policy broke inside helper" in err
+    saved = tmp_path / "out" / "failure_traceback.txt"
+    assert "in helper" in saved.read_text() and "the policy's traceback is in " in err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert Path(report["failure_traceback"]).resolve() == saved.resolve() and report["status"] == "stopped"
+
+
+@pytest.mark.parametrize("how", ["raise", "shape"])
+def test_a_fault_of_the_whole_batch_does_not_name_one_game(tmp_path, how):
+    """An exception (or a malformed answer) belongs to every game the policy was asked about at once."""
+    with pytest.raises(PolicyError) as raised:
+        evaluate(Faulty(how), out=tmp_path, **TINY)
+    message = str(raised.value)
+    found = re.search(r"for a batch of (\d+) games of the cell \(games ([\d, ]+)\), not for one game", message)
+    assert found and int(found.group(1)) > 1 and len(found.group(2).split(", ")) == int(found.group(1))
+    assert not re.search(r"\(game \d+ of the cell", message), "no single game is blamed"
+    assert re.search(r"the batch included game \d+ \(key \d+\) at seat \d, step \d+", message)
+    (record,) = frecord.read_records(tmp_path / "failure.jsonl")
+    assert len(record.meta["batch"]) == int(found.group(1))
+    assert raised.value.traceback is None or how == "raise"
+
+
+def test_every_printed_rating_names_its_scale(tmp_path):
+    """The protocol rating (random = 0) is not the tournaments' Elo (field mean 1500): each output names it."""
+    report = evaluate("greedy", out=tmp_path, **{**TINY, "only": [f"{GAME}:2", "juicy_fruits_solo"]})
+    assert report["rating_scale"] == bm.RATING_SCALE and "random = 0" in bm.RATING_SCALE
+    md = (tmp_path / "report.md").read_text()
+    header = next(line for line in md.splitlines() if line.startswith("| game | players |"))
+    assert f"rating ({bm.RATING_SCALE}; 95% CI)" in header
+    rated = [line for line in bm.summary_table(report).splitlines() if " rating " in line]
+    assert rated and all(bm.RATING_SCALE in line for line in rated)
+    titles = [ax.get_title() for ax in bm.report_figure(report).axes if "rating" in ax.get_title()]
+    assert titles and all("(random = 0)" in title for title in titles)
+    cards = bm.cards_markdown(bm.load_cards())
+    assert f"Ratings: {bm.RATING_SCALE}" in cards and "field mean is 1500" in cards
+    assert "protocol rating" in (ROOT / "docs" / "benchmark.md").read_text()

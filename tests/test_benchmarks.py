@@ -204,6 +204,20 @@ def test_a_shared_win_counts_as_a_win_in_the_totals_and_a_draw_between_the_pair(
     assert f"| a | 80 | 0 | {total['wins']} ({pair['draws']}) |" in (out / "summary.md").read_text()
 
 
+def test_tournament_ratings_name_their_scale(tmp_path):
+    """Issue 54: a tournament's Elo has its field's mean at 1500 (random near 1000), the benchmark's protocol
+    rating has random at 0; every printed tournament rating says which scale it is on."""
+    two = tournament.run("cherry_picking", ["random", "greedy"], 2, 4, 0, tmp_path / "two", progress=False)
+    assert two["rating_scale"] == "Elo, field mean 1500"
+    assert sum(two["ratings"].values()) / 2 == pytest.approx(1500), "the scale is what it says"
+    assert json.loads((tmp_path / "two" / "results.json").read_text())["rating_scale"] == two["rating_scale"]
+    summary = (tmp_path / "two" / "summary.md").read_text()
+    assert "| rating (Elo, field mean 1500) |" in summary and "not the benchmark's protocol rating" in summary
+    three = tournament.run("cherry_picking", ["random", "greedy"], 3, 2, 0, None, progress=False)
+    assert "| rating (OpenSkill ordinal, mu - 3 sigma, start 0) |" in tournament.markdown(three)
+    assert "field mean 1500" in (ROOT / "docs" / "tournaments.md").read_text()
+
+
 @pytest.mark.parametrize("game, players", [("cherry_picking", 2), ("fruit_picking", 3)])
 def test_tournament_writes_results(game, players, tmp_path, capsys):
     out = tmp_path / "t"
