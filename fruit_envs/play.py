@@ -8,8 +8,11 @@
 
 You see the table as your seat sees it (other hands, face-down cards and the order of the stack stay
 hidden) and the legal actions by name; answer with an action's number or its name (any unambiguous
-part of it). Commands: `u` undo your last decision (and what the others did after it), `b` show the
-table again, `h` help, `q` quit. Bad input asks again; the game is never lost to a typo.
+part of it). After every decision you are told what it did that its name does not say: which cards a
+reveal sent where and who harvested what, the tiles turned up, the fruit and points scored, a round or
+set scored (`fruit_envs.core.narration`; only what your seat may know). Commands: `u` undo your last
+decision (and what the others did after it), `b` show the table again, `rules` (or `?`) the rules in
+brief and how scoring works, `h` help, `q` quit. Bad input asks again; the game is never lost to a typo.
 
 Simultaneous decisions are taken in turn, as in the AEC environment: an agent's hidden choice is
 announced only as "has chosen" and never shown to you before the reveal. Undo takes back your last
@@ -32,10 +35,10 @@ import numpy as np
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs._cli import non_negative_int, positive_int, prog
 from fruit_envs.agents import AGENT_HELP
+from fruit_envs.core import narration, validate
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
-from fruit_envs.core import validate
 from fruit_envs.core.spec import get_spec
 from fruit_envs.core.threads import limit_threads
 
@@ -43,6 +46,7 @@ HELP = """\
   a number from the list, or (part of) an action's name, plays that action
   u, undo    take back your last decision (and the others' moves after it)
   b, board   show the table again
+  rules, ?   the rules in brief and how scoring works
   h, help    this help
   q, quit    stop here (the unfinished game is saved)"""
 
@@ -115,6 +119,7 @@ class Session:
         self.history: list[tuple] = []  # (state, len(actions), action, hidden) before each of the person's decisions
         self.undos = 0
         self.hidden: list[tuple[int, int]] = []  # (seat, action) chosen in the simultaneous round in progress
+        self.told: list[str] = []  # what the last decision did, as this seat may know it
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -130,12 +135,18 @@ class Session:
     def name(self, seat: int) -> str:
         return "you" if seat == self.seat else f"player_{seat} ({self.labels[seat]})"
 
+    def tell(self) -> None:
+        """What the last decision did, as this seat may know it (see `apply`)."""
+        for line in self.told:
+            self.say(f"  {line}")
+
     def show(self) -> None:
         self.say()
-        self.say(fpicture.text(self.state, 0, self.seat))
+        others = [None if k == self.seat else label for k, label in enumerate(self.labels)]
+        self.say(fpicture.text(self.state, 0, self.seat, labels=others))
         if self.picture is not None:
             try:
-                fpicture.save_png(fpicture.picture(self.state, 0, self.seat), self.picture)
+                fpicture.save_png(fpicture.picture(self.state, 0, self.seat, labels=others), self.picture)
             except OSError as error:  # the path was writable when the game began: the game goes on
                 print(f"warning: --picture {self.picture} cannot be written ({error}); no more", file=sys.stderr)
                 self.picture = None
@@ -146,7 +157,8 @@ class Session:
 
     def apply(self, action: int) -> str:
         """Apply the decision of the seat to move; returns the round's choices when a simultaneous
-        round ends with it ("revealed - ..."), else ""."""
+        round ends with it ("revealed - ..."), else "". What the decision did, as the person's seat may
+        know it, is kept in `told` (`tell` prints it)."""
         before = self.state
         mover = int(before.to_move[0])
         acting = self.rules.acting(before)[0]
@@ -154,6 +166,8 @@ class Session:
             self.hidden.append((mover, int(action)))
         self.state, _ = self.rules.step(before, np.array([action]))
         self.actions.append(int(action))
+        names = [self.name(k) for k in range(self.config.num_players)]
+        self.told = narration.narrate(before, self.state, action, 0, self.seat, names)
         if not (self.hidden and self._round_over(before, acting, mover)):
             return ""
         shown = "; ".join(
@@ -204,6 +218,7 @@ class Session:
             self.say(f"{self.name(mover)}: {self.rules.action_to_string(self.config, action)}")
         if revealed:
             self.say(revealed)
+        self.tell()
 
     def person_moves(self) -> bool:
         """Ask for one decision (or a command); returns whether the table on screen is still current."""
@@ -215,6 +230,7 @@ class Session:
             revealed = self.apply(legal[0])
             if revealed:
                 self.say(revealed)
+            self.tell()
             return False
         self.say("your move:")
         for k, name in enumerate(names, start=1):
@@ -224,8 +240,12 @@ class Session:
             command = text.strip().lower()
             if command in ("q", "quit", "exit"):
                 raise Quit("quit")
-            if command in ("h", "help", "?"):
+            if command in ("h", "help"):
                 self.say(HELP)
+                continue
+            if command in ("rules", "?"):
+                self.say(f"{self.spec.name} - the rules in brief:")
+                self.say(narration.wrap(narration.rules_help(self.spec, self.config)))
                 continue
             if command in ("b", "board"):
                 return False
@@ -251,6 +271,7 @@ class Session:
             self.say(f"you: {self.rules.action_to_string(self.config, action)}")
             if revealed:
                 self.say(revealed)
+            self.tell()
             return False
 
     def finish(self) -> str:
@@ -382,7 +403,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
             label, agent = next(others)
             labels.append(label)
             by_seat[k] = agent
-    print(f"you are player_{seat}; type h for help", file=out)
+    print(f"you are player_{seat}; type h for help, rules for the rules", file=out)
     session = Session(spec, config, key, seat, by_seat, labels, rng, stdin, out, args.picture)
     finished = True
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -255,3 +257,66 @@ def test_pictures_command_refuses_a_file_as_its_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         pictures.main([str(tmp_path / "file")])
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+# --- replay frames: the agents on their seats, the last decision below (issue 54) -------------------
+
+LABELS = ["greedy", "random", "ppo:runs/x/model.zip", "search"]
+
+
+def labelled_replay(game: str = "cherry_picking", players: int = 3, seed: int = 4):
+    """A random game recorded with agent labels on its seats, replayed."""
+    from fruit_envs.core import record as frecord
+
+    spec = get_spec(game)
+    rules = spec.rules
+    config = spec.make_config(players)
+    keys = frng.keys_from_seed(seed, 1)
+    state = rules.init(config, keys)
+    gen = np.random.default_rng(seed)
+    actions = []
+    while not state.done[0]:
+        actions.append(int(gen.choice(np.flatnonzero(rules.legal_mask(state)[0]))))
+        state, _ = rules.step(state, np.array([actions[-1]]))
+    record = frecord.record_from_states(spec, config, actions, state, key=int(keys[0]), players=LABELS[:players])
+    return frecord.replay(record)
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_pictures_and_text_carry_the_agents_labels(game):
+    spec = get_spec(game)
+    players = spec.default_num_players
+    state = random_states(game, players, games=1, every=30)[1]
+    labels = LABELS[:players]
+    for seat in (None, players - 1):
+        labelled, plain = fpicture.picture(state, 0, seat, labels=labels), fpicture.picture(state, 0, seat)
+        assert labelled.shape == plain.shape and not np.array_equal(labelled, plain), "the labels are drawn"
+    text = fpicture.text(state, 0, players - 1, labels=labels)
+    assert all(f"player_{k} ({label})" in text for k, label in enumerate(labels)), text
+    assert "(greedy)" not in fpicture.text(state, 0, players - 1), "no labels unless given"
+
+
+def test_replay_frames_carry_labels_and_a_caption_of_the_last_decision():
+    from fruit_envs import replay as replay_cli
+
+    replay = labelled_replay()  # cherry picking, 3 players: seats commit 0, 1, 2, then the reveal
+    rules = get_spec("cherry_picking").rules
+    played = rules.action_to_string(replay.final.config, replay.record.actions[1])
+    assert replay_cli.caption(replay, 0) == [
+        "start: player_0 (greedy), player_1 (random), player_2 (ppo:runs/x/model.zip)"
+    ]
+    assert replay_cli.caption(replay, 2)[0] == f"2. player_1 (random): {played}  (commit)", "the referee sees all"
+    assert replay_cli.caption(replay, 2, seat=0) == ["2. player_1 (random) has chosen (hidden until the reveal)"]
+    reveal = replay_cli.caption(replay, 3, seat=0)
+    assert reveal[0].startswith("3. player_2 (ppo:runs/x/model.zip): play ") and len(reveal) > 1
+    assert re.search(r"harvested|to choose a plant|each played", " ".join(reveal[1:])), reveal
+    shots = replay_cli.frames(replay, 0, every=3, limit=4)
+    plain = fpicture.picture(replay.states[0], 0, 0)
+    assert len({frame.shape for _, frame in shots}) == 1, "one size for every frame (GIFs need it)"
+    for t, frame in shots:
+        height = plain.shape[0]
+        assert frame.shape[0] > height and frame.shape[1] == plain.shape[1], "a caption band below the picture"
+        assert not np.array_equal(frame[:height], fpicture.picture(replay.states[t], 0, 0)), "the labels are drawn"
+        assert frame[height:].std() > 5, "the caption is written"
+    bands = [frame[plain.shape[0] :] for _, frame in shots]
+    assert not np.array_equal(bands[1], bands[2]), "each frame tells its own last decision"

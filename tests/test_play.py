@@ -14,6 +14,7 @@ from conftest import game_ids
 
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs import play
+from fruit_envs.core import narration
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
@@ -226,3 +227,150 @@ def test_a_record_path_that_breaks_during_the_game_loses_nothing(tmp_path, monke
     (record,) = frecord.read_records(saved)
     assert len(record.actions) >= 1 and record.meta["source"] == "play"
     saved.unlink()
+
+
+# --- narration: what each decision did, as the person's seat may know it (issue 54) ------------------
+
+# For each game, a line the scripted session below must show: an automatic consequence (a reveal
+# resolved, a card coming up, a tile turned, fruit collected, the rival's turn) naming who and what.
+NARRATED = {
+    "cherry_picking": r"^  (you|player_1 \(greedy\)) harvested (a ladder|a wildcard|\w+ \d) at the \w+ plant and left "
+    r"(a ladder|a wildcard|\w+ \d) there$",
+    "fruit_picking": r"^  player_1 \(greedy\) bought [\w ()]+ for \d+ seeds? from the House; .*\n  [\w ()]+ came up from "
+    r"the stack into the market$",
+    "quickity_pickity": r"^  player_1 \(greedy\) took (sweet|sour) \w+ \w+$",
+    "juicy_fruits": r"^  player_1 \(greedy\) collected \d+ (banana|lime|pomegranate|orange|mangosteen)$",
+    "juicy_fruits_solo": r"^  the rival returned [\w /+()-]+ from row \d to the box\n  the display refilled row \d with ",
+}
+
+
+def test_every_game_is_narrated():
+    assert sorted(NARRATED) == sorted(game_ids()), "add the new game's narration line to NARRATED"
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_play_tells_what_a_reveal_or_an_automatic_step_did(game):
+    """Issue 54: after a reveal or any automatic resolution play says which card went where and who
+    harvested or took what (before, only the decisions themselves were announced)."""
+    alone = get_spec(game).player_counts == (1,)
+    argv = ["--game", game, "--seed", "3", "--seat", "0", "--no-record"] + ([] if alone else ["--opponents", "greedy"])
+    _, out = run_play(argv, "1\n" * 120)
+    assert re.search(NARRATED[game], out, re.MULTILINE), out[-3000:]
+    if game == "cherry_picking":  # the harvests follow the reveal that set them off
+        assert re.search(r"^revealed - .*\n  (you|player_1 \(greedy\)) harvested ", out, re.MULTILINE)
+
+
+LEAKY_OPTIONS = {"market_operation": True, "umbrella": True}  # cards drawn two at a time, one put back unseen
+
+
+def narrations_hide(
+    game: str, players: int, narrate=narration.narrate, seed: int = 0, every: int = 3, options: dict | None = None
+) -> int:
+    """A seat's narration of a decision is the same whatever it cannot see, whenever its views before and
+    after are the same: what it cannot see is re-dealt (`redeal_hidden`) and the seat to move, if another,
+    takes any legal decision there (a hidden choice must not be told); returns how many were compared."""
+    from fruit_envs.core import picture as fpicture
+
+    spec = get_spec(game)
+    rules = spec.rules
+    state = rules.init(spec.make_config(players, **(options or {})), frng.keys_from_seed(seed, 1))
+    gen, anyone = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    compared = 0
+    for t in range(spec.max_game_length(state.config)):
+        if state.done[0]:
+            break
+        action = int(gen.choice(np.flatnonzero(rules.legal_mask(state)[0])))
+        after, _ = rules.step(state, np.array([action]))
+        if t % every == 0:
+            for seat in range(players):
+                other = rules.redeal_hidden(state, seat, frng.keys_from_seed(1000 * t + seat, 1))
+                other_action = action
+                if int(state.to_move[0]) != seat:
+                    other_action = int(anyone.choice(np.flatnonzero(rules.legal_mask(other)[0])))
+                other_after, _ = rules.step(other, np.array([other_action]))
+                if fpicture.dumps(fpicture.view(after, 0, seat)) != fpicture.dumps(fpicture.view(other_after, 0, seat)):
+                    continue  # the decision showed the seat something that differs: it may be told so
+                mine = narrate(state, after, action, 0, seat)
+                theirs = narrate(other, other_after, other_action, 0, seat)
+                assert mine == theirs, f"seat {seat} is told what it cannot see at decision {t}:\n{mine}\n{theirs}"
+                compared += 1
+        state = after
+    return compared
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [pytest.param(game, {}, id=game) for game in game_ids()]
+    + [pytest.param("fruit_picking", LEAKY_OPTIONS, id="fruit_picking-market_operation")],
+)
+def test_a_seats_narration_does_not_leak_what_it_cannot_see(game, options):
+    players = get_spec(game).default_num_players if game != "cherry_picking" else 3
+    every = 1 if options else 3  # every decision: a card put back under the stack unseen is rare
+    assert narrations_hide(game, players, seed=2 if options else 0, every=every, options=options) > 10
+
+
+def test_a_leaky_narration_is_caught():
+    """The check above has teeth: a narration that names another seat's card before the reveal fails it."""
+    rules = get_spec("cherry_picking").rules
+
+    def leaky(before, after, action, i, seat):
+        return [rules.action_to_string(before.config, action)] if int(before.to_move[i]) != seat else []
+
+    with pytest.raises(AssertionError, match="is told what it cannot see"):
+        narrations_hide("cherry_picking", 3, narrate=leaky)
+
+
+def test_an_opponents_hidden_choice_is_not_narrated():
+    """Before the reveal, the person hears only that the others have chosen, never what."""
+    argv = ["--game", "cherry_picking", "--opponents", "greedy,greedy", "--seed", "5", "--seat", "2", "--no-record"]
+    _, out = run_play(argv, "1\n")
+    before_my_move = out.split("your move:")[0]
+    assert "has chosen (hidden until the reveal)\nplayer_1 (greedy) has chosen" in before_my_move
+    assert "harvested" not in before_my_move
+
+
+def test_cherry_picking_narration_agrees_with_the_rules():
+    """The harvests narrated after a reveal or a plant choice are the rules' own: every seat's pile gains
+    what it is said to harvest and the plants end as told (checked wherever the set goes on)."""
+    from fruit_envs.games.cherry_picking import text
+
+    spec = get_spec("cherry_picking")
+    rules = spec.rules
+    checked = 0
+    for seed in range(3):
+        state = rules.init(spec.make_config(4), frng.keys_from_seed(seed, 1))
+        gen = np.random.default_rng(seed)
+        while not state.done[0]:
+            action = int(gen.choice(np.flatnonzero(rules.legal_mask(state)[0])))
+            after, _ = rules.step(state, np.array([action]))
+            mover, played = int(state.to_move[0]), state.played[0].astype(np.int64).copy()
+            if after.set_index[0] == state.set_index[0] and (state.phase[0] == 1 or mover == 3):
+                if state.phase[0] == 0:
+                    played[mover] = action
+                    events, plants = text.resolution(state.plants[0], played)
+                else:
+                    events, plants = text.resolution(state.plants[0], played, mover, action - rules.CHOOSE_BASE)
+                gained = after.piles[0].astype(int) - state.piles[0]
+                told = np.zeros_like(gained)
+                for event in events:
+                    if event[0] == "harvest":
+                        told[event[1], event[2]] += 1
+                    elif event[0] == "pile":
+                        told[event[1], event[2]] += 1
+                assert np.array_equal(plants, after.plants[0]) and np.array_equal(told, gained)
+                checked += 1
+            state = after
+    assert checked > 50
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_rules_help_inside_play(game):
+    """Issue 54: `rules` (or `?`) at the prompt prints the game's rules in brief and how it is scored,
+    taken from the game's documentation page; the game goes on."""
+    alone = get_spec(game).player_counts == (1,)
+    argv = ["--game", game, "--seed", "1", "--seat", "0", "--no-record"] + ([] if alone else ["--opponents", "random"])
+    code, out = run_play(argv, "rules\n?\nq\n")
+    text = narration.rules_help(game)
+    assert code == 1 and out.count("the rules in brief:") == 2 and narration.wrap(text) in out
+    assert text.startswith("Play: ") and re.search(r"scor|win", text, re.IGNORECASE), text
+    assert "not one of the actions listed" not in out and "rules, ?" in play.HELP

@@ -368,3 +368,84 @@ def test_replay_writes_gif_and_png(one_record, tmp_path, capsys):
     frecord.write_records(one_record, [record])
     assert replay_cli.main([str(one_record), "--gif", str(gif)]) == 2, "two games: --index is needed"
     assert replay_cli.main([str(tmp_path / "missing.jsonl")]) == 2
+
+
+# --- narration and choosing games by agent or seating (issue 54) ------------------------------------
+
+
+def test_replay_tells_what_each_decision_did_as_a_seat_saw_it(tmp_path, capsys):
+    env = FruitAECEnv("cherry_picking", num_players=3, record=tmp_path / "three.jsonl")
+    random_aec_game(env, 1)
+    path = tmp_path / "three.jsonl"
+    assert replay_cli.main([str(path)]) == 0
+    referee = capsys.readouterr().out
+    assert re.search(
+        r"^    2  player_1: play .*\n    3  player_2: play .*\n         (player_\d harvested|next: )", referee, re.M
+    )
+    assert replay_cli.main([str(path), "--seat", "0"]) == 0
+    seat = capsys.readouterr().out
+    assert "    2  player_1 has chosen (hidden until the reveal)" in seat, "a hidden card stays hidden from seat 0"
+    assert re.search(r"^    3  player_2: play ", seat, re.M), "the last card of a trick reveals the trick"
+
+
+@pytest.fixture
+def seated_records(one_record):
+    """One game recorded four times under different seatings (labels do not change a replay)."""
+    record = frecord.read_records(one_record)[0]
+    path = one_record.parent / "seated.jsonl"
+    for players in (
+        ["greedy", "random"],
+        ["random", "greedy"],
+        ["greedy", "greedy"],
+        ["search:rollouts=8,depth=2", "x"],
+    ):
+        frecord.write_records(path, [frecord.GameRecord.from_dict({**record.to_dict(), "players": players})])
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv, games",
+    [
+        (["--agent", "greedy"], [0, 1, 2]),
+        (["--agent", "random"], [0, 1]),
+        (["--agent", "greedy", "--agent-seat", "1"], [1, 2]),
+        (["--seating", "greedy,*"], [0, 2]),
+        (["--seating", "random,greedy"], [1]),
+        (["--seating", "search:rollouts=8,depth=2,*"], [3]),
+        (["--agent", "greedy", "--index", "1"], [1]),
+        (["--seating", "greedy,*", "--index", "1"], [2]),
+        (["--index", "3"], [3]),
+    ],
+)
+def test_replay_picks_the_games_of_an_agent_or_a_seating(seated_records, argv, games, capsys):
+    assert replay_cli.main([str(seated_records), "--summary", *argv]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [int(line.split()[0][1:]) for line in lines] == games, lines
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agent", "ppo"], "no game matches --agent 'ppo'; the records' agents are ['greedy', 'random', "),
+        (
+            ["--agent", "random", "--agent-seat", "0", "--seating", "greedy,*"],
+            "no game matches --agent 'random' in seat 0",
+        ),
+        (["--seating", "greedy"], "no game matches --seating 'greedy'; the records' agents are"),
+        (["--agent-seat", "1"], "--agent-seat needs --agent"),
+        (["--agent", "random", "--index", "2"], "--index 2: 2 games match (0..1)"),
+    ],
+)
+def test_a_filter_that_matches_nothing_is_a_clear_error(seated_records, argv, message, capsys):
+    assert replay_cli.main([str(seated_records), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_picture_of_an_agents_game_draws_the_first_match_or_the_chosen_one(seated_records, tmp_path, capsys):
+    pytest.importorskip("PIL")
+    png = tmp_path / "game.png"
+    assert replay_cli.main([str(seated_records), "--agent", "random", "--png", str(png), "--frames", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 games match; drawing the first, #0" in out and out.count("#1 Cherry Picking") == 0 and png.is_file()
+    assert replay_cli.main([str(seated_records), "--agent", "random", "--index", "1", "--png", str(png)]) == 0
+    assert "#1 Cherry Picking" in capsys.readouterr().out

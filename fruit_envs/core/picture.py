@@ -8,8 +8,13 @@ Each game draws its own table in `fruit_envs/games/<id>/picture.py`, found by ga
                                         order matters, the view states it as a value.
     knowledge(view) -> dict             (optional) the view without what is shown but can no longer
                                         matter for play (default: the whole view)
-    draw(state, i, seat=None) -> (H, W, 3) uint8, a size that depends on the config only
+    draw(state, i, seat=None, labels=None) -> (H, W, 3) uint8, a size that depends on the config only;
+                                        `labels[k]`: the agent in seat k, drawn beside its name
+                                        (`with_labels`, `seat_title`)
     text(view) -> str                   (optional) the view as text; default: `view_text`
+
+Replays draw each picture with the agents' labels on their seats and a caption band below it
+(`captioned`) telling the decision that led to it (`fruit_envs.replay.caption`).
 
 A game without a picture module still gets a picture: its `describe()` as text on an image (the
 public part only for a seat's view), so nothing breaks, but the test suite asks for the module.
@@ -76,25 +81,42 @@ def knowledge(state, i: int = 0, seat: int | None = None) -> dict:
     return module.knowledge(v) if module is not None and hasattr(module, "knowledge") else v
 
 
-def picture(state, i: int = 0, seat: int | None = None) -> np.ndarray:
-    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); needs Pillow."""
+def picture(state, i: int = 0, seat: int | None = None, labels: Sequence[str | None] | None = None) -> np.ndarray:
+    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); needs Pillow.
+    `labels[k]`, when given, is drawn beside seat k's name (the agent sitting there: `greedy`)."""
     require_pillow()
     _check_seat(state, seat)
     module = picture_module(state.GAME)
     if module is not None:
-        return module.draw(state, i, seat)
+        return module.draw(state, i, seat, labels=labels) if labels else module.draw(state, i, seat)
     return generic_draw(state, i, seat)
 
 
-def text(state, i: int = 0, seat: int | None = None) -> str:
-    """Text of game `i`: the rules' own `render` for the full view, the seat's view otherwise."""
+def text(state, i: int = 0, seat: int | None = None, labels: Sequence[str | None] | None = None) -> str:
+    """Text of game `i`: the rules' own `render` for the full view, the seat's view otherwise (with
+    `labels`, the agents' labels beside the seats' names)."""
     if seat is None:
         return get_spec(state.GAME).rules.render(state, i)
-    v = view(state, i, seat)
+    v = with_labels(view(state, i, seat), labels)
     module = picture_module(state.GAME)
     if module is not None and hasattr(module, "text"):
         return module.text(v)
     return view_text(v)
+
+
+def with_labels(v: dict, labels: Sequence[str | None] | None) -> dict:
+    """The view with `labels` (who sits in each seat: agent labels, None where unknown) under "labels",
+    by seat name, for `seat_title`; the view itself when there are none."""
+    if not labels:
+        return v
+    return {**v, "labels": {f"player_{k}": label for k, label in enumerate(labels) if label}}
+
+
+def seat_title(v: dict, name: str, you: str = "  (you)") -> str:
+    """How a picture names a seat: `player_1`, with its agent's label when the view carries labels
+    (`player_1 (greedy)`), and `you` appended for the seat whose view it is."""
+    label = v.get("labels", {}).get(name)
+    return name + (f" ({label})" if label else "") + (you if v.get("view") == name else "")
 
 
 def _check_seat(state, seat) -> None:
@@ -267,6 +289,15 @@ class Canvas:
         left, _, right, _ = self.draw.textbbox((0, 0), s, font=font(size))
         return right - left
 
+    def text_fitted(
+        self, xy: tuple[float, float], s: str, width: int, size: int = 14, smallest: int = 11, **kw
+    ) -> None:
+        """`s` at the largest size from `size` down to `smallest` that fits `width` pixels (shortened with
+        an ellipsis at `smallest` when none does): seat names with long agent labels."""
+        while size > smallest and self.text_width(s, size) > width:
+            size -= 1
+        self.text(xy, self.fit(s, width, size), size=size, **kw)
+
     def fit(self, s: str, width: int, size: int = 14) -> str:
         """`s` shortened with an ellipsis to fit `width` pixels."""
         if self.text_width(s, size) <= width:
@@ -357,6 +388,28 @@ class Canvas:
         """A small triangle pointing right (whose turn it is)."""
         x, y = xy
         self.draw.polygon([(x, y - size), (x + size * 1.4, y), (x, y + size)], fill=colour)
+
+
+# --- captions -------------------------------------------------------------------------------------
+
+
+def captioned(frame: np.ndarray, lines: Sequence[str], rows: int = 4, size: int = 14) -> np.ndarray:
+    """`frame` with a band below it holding `lines` (the first `rows`, each shortened to fit the width;
+    a last line says how many more were left out). The band's height depends on `rows` only, so the
+    captioned frames of a game keep one size (GIFs need it)."""
+    require_pillow()
+    from PIL import Image
+
+    lines = list(lines)
+    if len(lines) > rows:
+        lines = lines[: rows - 1] + [f"... and {len(lines) - rows + 1} more"]
+    line_height = size + 6
+    canvas = Canvas(frame.shape[1], frame.shape[0] + rows * line_height + 12, background=PAPER)
+    canvas.image.paste(Image.fromarray(frame), (0, 0))
+    for k, line in enumerate(lines):
+        y = frame.shape[0] + 6 + k * line_height
+        canvas.text((12, y), canvas.fit(line, frame.shape[1] - 24, size), size=size, colour=INK if k == 0 else MUTED)
+    return canvas.array()
 
 
 # --- files: PNG, animated GIF, strips -------------------------------------------------------------

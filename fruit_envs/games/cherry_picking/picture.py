@@ -99,9 +99,10 @@ def _status(v: dict) -> str:
     return f"set {v['set']}/3 - {what} - {v['to_move']} to move"
 
 
-def draw(state: rules.State, i: int = 0, seat: int | None = None) -> np.ndarray:
-    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view)."""
-    return paint(view(state, i, seat))
+def draw(state: rules.State, i: int = 0, seat: int | None = None, labels=None) -> np.ndarray:
+    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); `labels`: the agents
+    in the seats, drawn beside their names."""
+    return paint(P.with_labels(view(state, i, seat), labels))
 
 
 def paint(v: dict) -> np.ndarray:
@@ -183,7 +184,7 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     c.box((10, y, WIDTH - 10, y + ROW_H), fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if v["to_move"] == name:
         c.marker((16, y + 16))
-    c.text((32, y + 16), name + ("  (you)" if me else ""), size=16, anchor="lm")
+    c.text_fitted((32, y + 16), P.seat_title(v, name), LEFT - 40, size=16, anchor="lm")
     if v.get("winners") and name in v["winners"]:
         c.text((LEFT - 6, y + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
     c.text((20, y + 44), f"total {s['score']}", size=22, anchor="lm")
@@ -240,7 +241,7 @@ def text(v: dict) -> str:
         sets = f" (sets {', '.join(map(str, s['set_scores']))})" if s["set_scores"] else ""
         mark = "  <- you" if v["view"] == name else ""
         pile = f"pile [{', '.join(s['pile'])}] worth {s['pile_points']}"
-        lines.append(f"{name}: total {s['score']}{sets}  hand {hand}  {pile}{mark}")
+        lines.append(f"{P.seat_title(v, name, you='')}: total {s['score']}{sets}  hand {hand}  {pile}{mark}")
     if v["done"]:
         lines.append(f"winner: {', '.join(v['winners'])}")
     return "\n".join(lines)

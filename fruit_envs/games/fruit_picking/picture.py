@@ -134,9 +134,10 @@ def _under_line(v: dict) -> str:
     return f"put under the stack ({above} cards above them, next first): " + _known_cards(stack["under"])
 
 
-def draw(state: rules.State, i: int = 0, seat: int | None = None) -> np.ndarray:
-    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view)."""
-    return paint(view(state, i, seat))
+def draw(state: rules.State, i: int = 0, seat: int | None = None, labels=None) -> np.ndarray:
+    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); `labels`: the agents
+    in the seats, drawn beside their names."""
+    return paint(P.with_labels(view(state, i, seat), labels))
 
 
 def _market_card(c: P.Canvas, box, name: str, highlight: bool = False, dim: bool = False) -> None:
@@ -251,7 +252,7 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     c.box((10, y, WIDTH - 10, y + ROW_H), fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if moving:
         c.marker((16, y + 16))
-    c.text((32, y + 16), name + ("  (you)" if me else ""), size=16, anchor="lm")
+    c.text_fitted((32, y + 16), P.seat_title(v, name), LEFT - 40, size=16, anchor="lm")
     if v.get("winners") and name in v["winners"]:
         c.text((LEFT - 6, y + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
     c.text((20, y + 44), f"{s['fruits']} fruits", size=20, anchor="lm")
@@ -310,8 +311,9 @@ def text(v: dict) -> str:
     for name, s in v["seats"].items():
         sets = f"  set: {', '.join(s['sets'])}" if s["sets"] else ""
         mark = "  <- you" if v["view"] == name else ""
+        title = P.seat_title(v, name, you="")
         lines.append(
-            f"{name}: seeds {s['seeds']} storage {s['storage']:>2}  cards [{', '.join(s['cards'])}]"
+            f"{title}: seeds {s['seeds']} storage {s['storage']:>2}  cards [{', '.join(s['cards'])}]"
             f"  fruits {s['fruits']}{sets}{mark}"
         )
     if v["done"]:

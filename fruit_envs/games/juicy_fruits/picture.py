@@ -146,9 +146,10 @@ def _status(v: dict) -> str:
     return f"round {v['round']}{limit} - {v['to_move']} to move ({v['phase']})"
 
 
-def draw(state: R.State, i: int = 0, seat: int | None = None) -> np.ndarray:
-    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view)."""
-    return paint(view(state, i, seat), state.config)
+def draw(state: R.State, i: int = 0, seat: int | None = None, labels=None) -> np.ndarray:
+    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); `labels`: the agents
+    in the seats, drawn beside their names."""
+    return paint(P.with_labels(view(state, i, seat), labels), state.config)
 
 
 def paint(v: dict, config) -> np.ndarray:
@@ -364,7 +365,8 @@ def _player(c: P.Canvas, box, k: int, name: str, s: dict, v: dict) -> None:
     c.box(box, fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if v["to_move"] == name:
         c.marker((x0 + 6, y0 + 16))
-    c.text((x0 + 22, y0 + 16), name + ("  (you)" if me else ""), size=15, colour=SEAT_COLOURS[k], anchor="lm")
+    title = P.seat_title(v, name)
+    c.text_fitted((x0 + 22, y0 + 16), title, 160, size=15, colour=SEAT_COLOURS[k], anchor="lm")
     if name in v.get("winners", []) and not v["solo"]:
         c.text((x0 + 240, y0 + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
     # the island: columns a-e, rows 1-5
@@ -453,7 +455,7 @@ def text(v: dict) -> str:
         mark = "  <- you" if v["view"] == name else ""
         fruit = " ".join(f"{C.FRUIT_LETTERS[j]}{s['fruit'][f]}" for j, f in enumerate(C.FRUITS))
         points = ", ".join(f"{src} {n}" for src, n in s["points"].items() if n) or "-"
-        lines.append(f"{name}: score {s['score']} ({points})  fruit {fruit}{mark}")
+        lines.append(f"{P.seat_title(v, name, you='')}: score {s['score']} ({points})  fruit {fruit}{mark}")
         width = max(len(sym) for row in s["island"] for sym in row)
         lines.append("      " + " ".join("abcde"[q].ljust(width) for q in range(G.SIZE)).rstrip())
         for r, row in enumerate(s["island"]):

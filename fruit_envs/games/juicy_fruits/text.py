@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.core import rng, validate
-from fruit_envs.core.spec import get_spec
+from fruit_envs.core.spec import Config, get_spec
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
@@ -424,3 +424,101 @@ def redeal_hidden(state, player, keys: np.ndarray):
     s = state.copy()
     s.keys = rng.split(np.asarray(keys, dtype=np.uint64).reshape(s.batch_size))[0]
     return s
+
+
+# --- in words: what a decision did, the rules in brief (fruit_envs.core.narration) ------------------
+
+
+def rules_help(config: Config) -> str:
+    """The rules in brief, with the scoring, from the documentation page (the juice factory and the score
+    attack when the game uses them)."""
+    from fruit_envs.core import narration
+
+    titles = ["Play"]
+    if R.has_factory(config):
+        titles.append("Juice factory")
+    if R.is_solo(config):
+        titles.append("Score attack")
+    return narration.docstring_sections(f"fruit_envs.{get_spec('juicy_fruits').pettingzoo_name}", titles)
+
+
+def _token_words(code: str) -> str:
+    return f"{C.TOKEN_NAMES[C.TOKEN_CODES.index(code)]} ({code})"
+
+
+def _fruit_words(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {fruit}" for fruit, n in counts.items()) or "nothing"
+
+
+def narrate(before, after, i: int, action: int, seat: int | None, names: list[str]) -> list[str]:
+    """Fruit collected or paid, ships supplied, business tokens claimed, ice cream and milkshakes made,
+    factory discs advanced, points scored, the license marker, and the score attack's rival and refills
+    (nothing is hidden after setup, so every seat hears the same)."""
+    from fruit_envs.core import picture as P  # imported here: the picture module imports this one
+
+    v0, v1 = P.view(before, i, seat), P.view(after, i, seat)
+    if v0["done"]:
+        return []
+    claimed_rows = []
+    lines = []
+    for k, name in enumerate(v0["seats"]):
+        s0, s1 = v0["seats"][name], v1["seats"][name]
+        deeds = []
+        gained = {f: s1["fruit"][f] - n for f, n in s0["fruit"].items() if s1["fruit"][f] > n}
+        paid = {f: n - s1["fruit"][f] for f, n in s0["fruit"].items() if s1["fruit"][f] < n}
+        for buoy, ship in s0["ships"].items():
+            if ship is not None and s1["ships"][buoy] is None:
+                deeds.append(f"supplied ship {ship} at buoy {buoy}")
+        for row, (old, new) in enumerate(zip(s0["claims_per_row"], s1["claims_per_row"], strict=True)):
+            if new > old:
+                claimed_rows.append(row)
+                tokens = _more(v0["business_board"][row]["tokens"], v1["business_board"][row]["tokens"])
+                deeds.append(f"claimed {_token_words(tokens[0]) if tokens else 'a business'} from row {row + 1}")
+        for marker, n in s1["markers"].items():
+            if n > s0["markers"].get(marker, 0):
+                kind = "a milkshake" if marker == "milkshake" else f"a {marker} ice cream"
+                deeds.append(f"made {kind}")
+        moved = _more(s0.get("factory_discs", []), s1.get("factory_discs", []))
+        arrived = _more(s1.get("factory_discs", []), s0.get("factory_discs", []))
+        for start, end in zip(moved, arrived, strict=False):
+            deeds.append(f"advanced a factory disc from {start} to {end}")
+        if paid:
+            deeds.append(f"paid {_fruit_words(paid)}")
+        if gained:
+            deeds.insert(0, f"collected {_fruit_words(gained)}")
+        points = {src: n - s0["points"][src] for src, n in s1["points"].items() if n != s0["points"][src]}
+        if points:
+            total = sum(points.values())
+            deeds.append(f"scored {total:+d} ({', '.join(f'{src} {n:+d}' for src, n in points.items())})")
+        if deeds:
+            lines.append(f"{names[k]} " + "; ".join(deeds))
+    for row, (old, new) in enumerate(zip(v0["business_board"], v1["business_board"], strict=True)):
+        gone = _more(old["tokens"], new["tokens"])
+        if row in claimed_rows:
+            gone = gone[1:]
+        for token in gone:  # the score attack's rival, at the end of a round
+            lines.append(f"the rival returned {_token_words(token)} from row {row + 1} to the box")
+        for token in _more(new["tokens"], old["tokens"]):
+            lines.append(f"the display refilled row {row + 1} with {_token_words(token)}")
+    left0, left1 = v0["license"]["steps_left"], v1["license"]["steps_left"]
+    if left1 < left0:
+        lines.append(
+            "the license marker reached X: this round is the last"
+            if left1 == 0
+            else f"the license marker moved: {left1} step{'s' if left1 != 1 else ''} to X"
+        )
+    return lines
+
+
+def _more(these: list, than: list) -> list:
+    """What `these` holds more of than `than` (multisets; None, an empty space, left out)."""
+    rest = [x for x in than if x is not None]
+    out = []
+    for x in these:
+        if x is None:
+            continue
+        if x in rest:
+            rest.remove(x)
+        else:
+            out.append(x)
+    return out

@@ -190,9 +190,10 @@ def _status(v: dict) -> str:
     return f"round {v['round']}, tick {v['tick']} - {v['to_move']} to choose (choices hidden until the tick resolves)"
 
 
-def draw(state: rules.State, i: int = 0, seat: int | None = None) -> np.ndarray:
-    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view)."""
-    return paint(view(state, i, seat), state.config)
+def draw(state: rules.State, i: int = 0, seat: int | None = None, labels=None) -> np.ndarray:
+    """`(H, W, 3) uint8` picture of game `i` from `seat`'s view (None: the full view); `labels`: the agents
+    in the seats, drawn beside their names."""
+    return paint(P.with_labels(view(state, i, seat), labels), state.config)
 
 
 def paint(v: dict, config) -> np.ndarray:
@@ -378,7 +379,7 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     c.box((10, y, WIDTH - 10, y + ROW_H), fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if v["to_move"] == name:
         c.marker((16, y + 16))
-    c.text((32, y + 16), name + ("  (you)" if me else ""), size=16, anchor="lm")
+    c.text_fitted((32, y + 16), P.seat_title(v, name), LEFT - 40, size=16, anchor="lm")
     if v.get("winners") and name in v["winners"]:
         c.text((LEFT - 8, y + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
     c.text((20, y + 42), f"cards won {s['cards_won']}/{v['rounds_to_win']}", size=16, anchor="lm", bold=True)
@@ -460,12 +461,13 @@ def text(v: dict) -> str:
         lines.append("  face down (hidden from the seats): " + (", ".join(down) or "-"))
     for name, s in v["seats"].items():
         mark = "  <- you" if v["view"] == name else ""
+        title = P.seat_title(v, name, you="")
         sets = "; ".join(
             f"set {k} [{', '.join(st['tiles'])}] {st['value']:+d}{'' if st['legal'] else ' broken'}"
             for k, st in enumerate(s["sets"])
         )
         lines.append(
-            f"{name}: cards {s['cards_won']}, money {s['money']:+d}, {s['phase']}, holding {s['holding'] or '-'}, "
+            f"{title}: cards {s['cards_won']}, money {s['money']:+d}, {s['phase']}, holding {s['holding'] or '-'}, "
             f"this tick {s['choice'] or '-'}{mark}"
         )
         lines.append(f"    sets: {sets or '-'}")
