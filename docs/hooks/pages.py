@@ -122,7 +122,7 @@ def write_replays(games: list[str] | None = None) -> None:
         every = max(1, -(-len(game.actions) // REPLAY_FRAMES))
         gif = REPLAYS / f"{spec.id}.gif"
         command = [sys.executable, "-m", "fruit_envs.replay", str(record), "--index", "0", "--gif", str(gif)]
-        command += ["--every", str(every), "--scale", "0.5", "--fps", "3"]
+        command += ["--every", str(every), "--scale", "0.75", "--fps", "3"]
         subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         print(f"wrote {gif.relative_to(ROOT)} ({len(game.actions)} decisions, one frame every {every})")
 
