@@ -17,9 +17,22 @@ import pytest
 
 import fruit_envs
 from fruit_envs import _release
+from fruit_envs.core.spec import registered_games
 
 ROOT = Path(__file__).resolve().parents[1]
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_the_version_has_its_changelog_section_with_the_environment_versions():
+    """The installed version is released: its section is dated and lists every environment version it serves."""
+    section = _release.released_section(CHANGELOG, fruit_envs.__version__)
+    assert section, f"CHANGELOG.md has no section for {fruit_envs.__version__}"
+    assert re.match(rf"## {re.escape(fruit_envs.__version__)} \(\d{{4}}-\d\d-\d\d\)\n", section)
+    assert _release.environment_table() in section
+    for spec in registered_games():
+        assert f"`fruit_envs.{spec.pettingzoo_name}`" in section and f"`{spec.gym_id}`" in section
+    assert "`protocol_v1`" in section
+    assert fruit_envs.__version__ != "0.1.0", "the first release after 0.1.0 is cut"
 
 
 def test_the_changelog_has_one_unreleased_section_above_the_releases():
