@@ -160,7 +160,7 @@ def _imported(text: str) -> AgentSource:
     if hasattr(found, "act") and not inspect.isclass(found):
         return AgentSource(text, "object", lambda spec, config: found)
     if callable(found):
-        return AgentSource(text, "factory", _factory(found, text))
+        return AgentSource(text, "factory", factory_builder(found, text))
     raise ValueError(
         f"agent {text!r}: {attr} is {type(found).__name__}, neither a factory make(game_spec, config) -> agent "
         f"nor an agent with act(obs, mask, rng)"
@@ -211,12 +211,14 @@ def _import_file(text: str, path: Path) -> Any:
     return module
 
 
-def _factory(make: Callable, label: str) -> Callable[[GameSpec, Config], Any]:
+def factory_builder(make: Callable, label: str) -> Callable[[GameSpec, Config], Any]:
+    """`build(spec, config)` calling a user's factory `make(spec, config)` and refusing what is not an agent."""
+
     def build(spec: GameSpec, config: Config) -> Any:
         agent = make(spec, config)
         if not hasattr(agent, "act"):
             raise ValueError(
-                f"agent {label}: the factory returned {agent!r} for {spec.id} with {config.num_players} players, "
+                f"factory {label} returned {agent!r} for {spec.id} with {config.num_players} players, "
                 f"not an agent with act(obs, mask, rng)"
             )
         return agent

@@ -51,6 +51,7 @@ import fruit_envs
 from fruit_envs._cli import non_negative_int, positive_int, prog, progress_bar, writable_dir
 from fruit_envs.agents import AGENT_HELP, AGENT_NAMES, make_agent, resolve_agent, state_kwargs
 from fruit_envs.agents.arena import play_games, wilson_interval
+from fruit_envs.agents.resolve import factory_builder
 from fruit_envs.core import record as frecord
 from fruit_envs.core import validate
 from fruit_envs.core.errors import InvalidActionError
@@ -302,25 +303,12 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
         name = getattr(policy, "__qualname__", None) or type(policy).__name__
         module = getattr(policy, "__module__", None)
         label = f"{module}:{name}" if module else name
-        return PolicySource(label, "factory", _factory(policy, label))
+        return PolicySource(label, "factory", factory_builder(policy, label))
     raise BenchmarkError(
         f"policy must be an agent name ({', '.join(AGENT_NAMES)}), a model .zip, 'package.module:make' or "
         f"'path/to/file.py:make', an object with act(obs, mask, rng) or a factory make(game_spec, config) -> agent; "
         f"got {policy!r}"
     )
-
-
-def _factory(make: Any, label: str):
-    def build(spec: GameSpec, config: Config):
-        agent = make(spec, config)
-        if not hasattr(agent, "act"):
-            raise BenchmarkError(
-                f"policy factory {label} returned {agent!r} for {spec.id} with {config.num_players} players, "
-                f"not an agent with act(obs, mask, rng)"
-            )
-        return agent
-
-    return build
 
 
 def is_privileged(agent: Any) -> bool:

@@ -203,3 +203,17 @@ def test_console_script_imports_from_the_current_folder(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["policy"]["label"] == "mypol:make" and report["policy"]["kind"] == "factory"
+
+
+def test_a_factory_that_returns_no_agent_is_refused(user_folder):
+    folder, _ = user_folder
+    (folder / "notagent_x.py").write_text("def make(spec, config):\n    return 42\n")
+    try:
+        with pytest.raises(ValueError, match=r"factory notagent_x:make returned 42 for cherry_picking with 2 players"):
+            make_agent("notagent_x:make", "cherry_picking")
+        with pytest.raises(
+            benchmark.BenchmarkError, match=r"^policy 'notagent_x:make': factory notagent_x:make returned"
+        ):
+            benchmark.evaluate("notagent_x:make", suite="quick", only=["cherry_picking:2"], out=None)
+    finally:
+        sys.modules.pop("notagent_x", None)

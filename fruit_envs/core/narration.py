@@ -26,28 +26,14 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Sequence
-from functools import cache
 from types import ModuleType
 
-from fruit_envs.core.spec import GameSpec, get_spec
+from fruit_envs.core.spec import GameSpec, companion_module, get_spec
 
 
-def text_module_name(spec: GameSpec) -> str:
-    """Import path of a game's text module: the rules module's package + `.text`."""
-    return spec.rules_module.rsplit(".", 1)[0] + ".text"
-
-
-@cache
 def text_module(game: str | GameSpec) -> ModuleType | None:
-    """The game's text module, or None when the game has none (then nothing is narrated)."""
-    spec = get_spec(game)
-    name = text_module_name(spec)
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise
+    """The game's text module (`fruit_envs/games/<id>/text.py`), or None when it has none (nothing narrated)."""
+    return companion_module(game, "text")
 
 
 def seat_names(num_players: int, seat: int | None = None, labels: Sequence[str | None] | None = None) -> list[str]:

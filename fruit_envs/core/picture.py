@@ -25,7 +25,6 @@ never import it. Everything here is generic: nothing knows about a particular ga
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -37,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from fruit_envs.core.spec import GameSpec, get_spec
+from fruit_envs.core.spec import GameSpec, companion_module, companion_name, get_spec
 
 EXTRA_HINT = "pip install 'fruit_envs[render]'"  # the optional extra that brings Pillow
 
@@ -46,20 +45,12 @@ EXTRA_HINT = "pip install 'fruit_envs[render]'"  # the optional extra that bring
 
 def picture_module_name(spec: GameSpec) -> str:
     """Import path of a game's picture module: the rules module's package + `.picture`."""
-    return spec.rules_module.rsplit(".", 1)[0] + ".picture"
+    return companion_name(spec, "picture")
 
 
-@cache
 def picture_module(game: str | GameSpec) -> ModuleType | None:
     """The game's picture module, or None when the game has none (the generic picture is used)."""
-    spec = get_spec(game)
-    name = picture_module_name(spec)
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise
+    return companion_module(game, "picture")
 
 
 def view(state, i: int = 0, seat: int | None = None) -> dict:

@@ -8,6 +8,7 @@ game against what it declared.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -223,6 +224,24 @@ def get_spec(game: str | GameSpec) -> GameSpec:
 
 def registered_games() -> list[GameSpec]:
     return list(_REGISTRY.values())
+
+
+def companion_name(spec: GameSpec, part: str) -> str:
+    """Import path of a module beside a game's rules (`part`: "picture", "text"): its package + `.part`."""
+    return spec.rules_module.rsplit(".", 1)[0] + "." + part
+
+
+@functools.cache
+def companion_module(game: str | GameSpec, part: str) -> ModuleType | None:
+    """The game's `part` module (its picture or its words), or None when the game has none; an import error
+    inside that module is raised, not taken for its absence."""
+    name = companion_name(get_spec(game), part)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name == name:
+            return None
+        raise
 
 
 def retired_version(module_name: str, game: str, retired: str | None = None) -> None:
