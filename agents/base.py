@@ -6,6 +6,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from fruit_envs.core.rules_api import action_names
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -37,7 +39,7 @@ def state_kwargs(agent, state, seats, games=None) -> dict:
 
 def action_kinds(spec, config) -> list[str]:
     """Each action's kind: the first word of its name in the rules (`take`, `place`, `play`, ...)."""
-    return [spec.rules.action_to_string(config, a).split()[0] for a in range(spec.num_actions)]
+    return [name.split()[0] for name in action_names(spec, config)]
 
 
 class Handed:

@@ -7,14 +7,14 @@ For each game of the batch where it decides, the agent
 1. samples positions its seat cannot tell apart from the true one: the game's `redeal_hidden` (the
    "resample from information state" function) re-deals what the seat cannot see and replaces the
    random key, so neither hidden cards nor future chance are peeked at (where a game's function
-   permutes hidden cards where they lie, `CANONICAL` first puts them in a fixed order). The true state
+   permutes hidden cards where they lie, its hooks' `canonical` first puts them in a fixed order). The true state
    is used for nothing else, so the agent's decisions are the same whatever the hidden parts hold;
 2. plays each legal action in those positions and continues with the playout `policy` for every seat
    (`greedy`: the game's greedy agent, making the search a policy-improvement step over greedy, the
    rollout algorithm of Bertsekas; `random`: cheaper) for `depth` decisions or to the end;
 3. scores each rollout for its seat: the outcome (+1 win, -1 loss, 0 full draw) where the game ended,
    otherwise the squashed lead of its progress score over the best other seat (`tanh(lead / scale)`,
-   the progress score and scale per game in `LEAF`); one player: its progress score / scale;
+   the progress score and scale from the game's hooks); one player: its progress score / scale;
 4. shares `rollouts` per game between the candidate actions by sequential halving (Karnin et al.
    2013: rounds that each spend an equal part of the budget on the surviving actions and keep the
    better half; `select=uniform` splits it evenly in one round) and plays the best mean. With `gate`,
@@ -28,8 +28,13 @@ nothing. In the simultaneous games (Cherry Picking's commit, Quickity Pickity's 
 chose earlier in the round have hidden choices, which `redeal_hidden` re-draws; the seats after the
 decider choose in the rollouts with the playout policy.
 
-Options (defaults per game in `DEFAULTS`, chosen so one decision for 64 games takes about a second
-on 2 cores; measured figures in the README):
+Everything search knows of a game beyond its rules comes from the game's search hooks
+(`agents/hooks/<game>.py`, `fruit_envs.agents.hooks.SearchHooks`): its default and guided budgets, its
+progress score and scale, the canonical order of its hidden cards, and the greedy agent whose playouts
+and scores it uses. A game without hooks gets defaults that work for any game.
+
+Options (defaults per game in its hooks, `default_options(game)`, chosen so one decision for 64 games
+takes about a second on 2 cores; measured figures in the README):
 
 * `rollouts`: rollouts per game and decision, shared between the legal actions;
 * `depth`: decisions (of any seat) played after the candidate action, or `end` (to the end);
@@ -50,12 +55,12 @@ or `ppo:PATH`, any MaskablePPO model for it):
 * `value=ppo-baseline`: its value head scores positions at the depth limit (the seat's expected outcome;
   one player: the points still to come) instead of the progress score.
 
-`search:guided` is the game's guided budget (`GUIDED`): its default budget with the shipped network where
-that measured best against plain search (Cherry Picking: `prior` and `width=4` over greedy rollouts;
-Fruit Picking: `policy`, `prior` and `value`; Quickity Pickity: `policy` and `prior` with twice the
-rollouts, still half plain search's time; the others: `policy` and `prior`). Options after it change
-it (`search:guided,value=ppo-baseline`). The network reads the
-deciding seat's observation (the prior) and positions the search sampled (rollouts and leaves), so the
+`search:guided` is the game's guided budget (`guided_options(game)`, from its hooks): its default budget
+with the shipped network where that measured best against plain search (Cherry Picking: `prior` and
+`width=4` over greedy rollouts; Fruit Picking: `policy`, `prior` and `value`; Quickity Pickity: `policy`
+and `prior` with twice the rollouts, still half plain search's time; the others: `policy` and `prior`).
+Options after it change it (`search:guided,value=ppo-baseline`). The network reads the deciding seat's
+observation (the prior) and positions the search sampled (rollouts and leaves), so the
 guided search stays as blind to hidden information as the plain one.
 
 The agent needs the true state of the games it decides (`needs_state = True`): callers pass
@@ -64,14 +69,13 @@ The agent needs the true state of the games it decides (`needs_state = True`): c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from functools import cache
 
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
-from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards
+from fruit_envs.agents.hooks import SearchHooks, search_hooks
+from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards, registered_games
 
 MAX_ROWS = 16384  # rollouts stepped together at most (memory bound; larger budgets run in chunks)
 
@@ -110,43 +114,45 @@ def is_network(name: str) -> bool:
 
 SELECTS = ("halving", "uniform")
 
-# default budget per game: about a second of CPU per decision for 64 games (README: measured figures)
-DEFAULTS: dict[str, SearchOptions] = {
-    "cherry_picking": SearchOptions(rollouts=32, depth=12),
-    "fruit_picking": SearchOptions(rollouts=32, depth=12),
-    # many candidate takes and noisy flips: greedy's best 6 only, and its own choice unless clearly beaten
-    "quickity_pickity": SearchOptions(rollouts=64, depth=16, width=6, gate=1.0),
-    "juicy_fruits": SearchOptions(rollouts=32, depth=8),
-    "juicy_fruits_solo": SearchOptions(rollouts=32, depth=8),
-}
+
+def default_options(game: str | None) -> SearchOptions:
+    """The game's default budget (`search`), from its hooks: about a second of CPU per decision for 64 games
+    (README: measured figures); `SearchOptions()` with no game."""
+    if game is None:
+        return SearchOptions()
+    return _with_options(SearchOptions(), search_hooks(game).options)
 
 
-# the guided budget per game (issue 34): the game's default budget and rollouts, guided where that measured
-# best against plain search (400 two-player games each, docs/search.md). Cherry Picking: greedy rollouts,
-# the network's 4 likeliest actions only (its own rollouts and value head played worse there); Fruit
-# Picking: network rollouts and value head; the others: network rollouts and ranking.
-# `search:guided,rollouts=64` changes it like any other option.
-_NET = "ppo-baseline"
-GUIDED: dict[str, SearchOptions] = {
-    game: replace(options, policy=_NET, prior=_NET) for game, options in DEFAULTS.items()
-} | {
-    "cherry_picking": replace(DEFAULTS["cherry_picking"], prior=_NET, width=4),
-    "fruit_picking": replace(DEFAULTS["fruit_picking"], policy=_NET, prior=_NET, value=_NET),
-    "quickity_pickity": replace(DEFAULTS["quickity_pickity"], policy=_NET, prior=_NET, rollouts=128),
-}
+def guided_options(game: str | None) -> SearchOptions:
+    """The game's guided budget (`search:guided`, issue 34), from its hooks: its default budget, guided by the
+    shipped network where that measured best against plain search (400 two-player games each, docs/search.md)."""
+    hooks = search_hooks(game) if game is not None else SearchHooks()
+    return _with_options(default_options(game), hooks.guided)
+
+
+def __getattr__(name: str) -> dict[str, SearchOptions]:
+    """`DEFAULTS` and `GUIDED`: `default_options` and `guided_options` of every registered game, as tables."""
+    if name in ("DEFAULTS", "GUIDED"):
+        read = default_options if name == "DEFAULTS" else guided_options
+        return {spec.id: read(spec.id) for spec in registered_games()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_options(text: str, game: str | None = None) -> SearchOptions:
     """Options from `"rollouts=128,depth=end,policy=random"` over the game's defaults (`guided` first: over
     its guided defaults); bad input is a `ValueError` naming the option and what is allowed."""
-    options = DEFAULTS.get(game, SearchOptions())
-    allowed = [f.name for f in fields(SearchOptions)]
     if not isinstance(text, str):
         raise ValueError(f"search options must be a string like 'rollouts=64,depth=16', got {text!r}")
     items = [part.strip() for part in text.split(",") if part.strip()]
     if items and items[0] == "guided":
-        options = GUIDED.get(game, replace(SearchOptions(), policy=_NET, prior=_NET))
-        items = items[1:]
+        return _with_options(guided_options(game), ",".join(items[1:]))
+    return _with_options(default_options(game), text)
+
+
+def _with_options(options: SearchOptions, text: str) -> SearchOptions:
+    """`options` changed by the `key=value` items of `text`."""
+    allowed = [f.name for f in fields(SearchOptions)]
+    items = [part.strip() for part in text.split(",") if part.strip()]
     changes: dict = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -199,135 +205,12 @@ def _option_value(key: str, value: str):
     return number
 
 
-# ----------------------------------------------------------------------------------------------
-# Leaf values: a progress score per seat and the scale of a lead that is nearly a sure win
-
-
-def _cherry_picking_progress(state) -> np.ndarray:
-    """Finished sets plus what the piles of the current set would score now."""
-    from fruit_envs.games.cherry_picking import rules
-
-    return state.scores + rules.score_piles(state.piles, state.config.same_sort_bonus)
-
-
-def _fruit_picking_progress(state) -> np.ndarray:
-    """Completing a set decides first, then market fruits: set progress (the greedy agent's measure)
-    weighted far above the fruits."""
-    from fruit_envs.agents.greedy.fruit_picking import set_progress
-    from fruit_envs.games.fruit_picking import rules
-
-    counts = rules.kind_counts(state)
-    return 10.0 * rules.completed(state) + 4.0 * set_progress(counts) + 0.1 * rules.market_fruits(state)
-
-
-def _quickity_pickity_progress(state) -> np.ndarray:
-    """Cards won, plus this round's sets as the greedy agent values them (a set's money now blended with
-    what it may be worth a few fruit later, leaning on now as monkeys appear) and the bonus fruit."""
-    from fruit_envs.games.quickity_pickity import components as C
-
-    card = state.card.astype(np.int64)
-    stage = np.minimum(state.up_count[:, C.MONKEY], 2).astype(np.int64)
-    size = state.set_size.astype(np.int64)
-    worth = _qp_greedy(state.config)._set_worth(card, stage, size, state.set_bits.astype(np.int64))
-    worth = worth + C.CARD_BONUS[card][:, None] * state.set_bonus  # (n, F): one row per set, zone by zone
-    ends = np.cumsum(state.num_sets.astype(np.int64), axis=1)
-    running = np.zeros((len(worth), worth.shape[1] + 1))
-    np.cumsum(worth, axis=1, out=running[:, 1:])
-    zones = np.take_along_axis(running, ends, axis=1) - np.take_along_axis(running, ends - state.num_sets, axis=1)
-    return state.cards_won + zones / 15.0
-
-
-@cache
-def _qp_greedy(config):
-    """The greedy agent of a Quickity Pickity config, for its set-worth table."""
-    from fruit_envs.agents.greedy.quickity_pickity import QuickityPickityGreedy
-
-    return QuickityPickityGreedy(config)
-
-
-def _juicy_fruits_progress(state) -> np.ndarray:
-    """Points, plus the stall points the islands would score if the game ended now (they are added at the
-    end), plus the fruit in reserve at the greedy agent's worth of keeping one (0.4 points)."""
-    from fruit_envs.agents.greedy.juicy_fruits import FRUIT_CHARGE
-    from fruit_envs.games.juicy_fruits import rules
-
-    points = rules.scores(state).astype(np.float64)
-    discs = state.discs if rules.has_factory(state.config) else None
-    stalls = rules.stall_points(state.island, state.ship_present, discs)
-    return points + np.where(state.done[:, None], 0, stalls) + FRUIT_CHARGE * state.fruit.sum(axis=2)
-
-
-def _score_progress(state) -> np.ndarray:
-    rules = get_spec(state.GAME).rules
-    return rules.final_scores(state).astype(np.float64)
-
-
-@dataclass(frozen=True)
-class Leaf:
-    progress: Callable  # state -> (n, P) float, higher is better
-    scale: float  # a lead of about this much counts as most of a win
-
-
-LEAF: dict[str, Leaf] = {
-    "cherry_picking": Leaf(_cherry_picking_progress, 15.0),
-    "fruit_picking": Leaf(_fruit_picking_progress, 2.0),
-    "quickity_pickity": Leaf(_quickity_pickity_progress, 1.0),
-    "juicy_fruits": Leaf(_juicy_fruits_progress, 10.0),
-    "juicy_fruits_solo": Leaf(_juicy_fruits_progress, 30.0),
-}
-
-
-# ----------------------------------------------------------------------------------------------
-
-
-def _sort_within(values: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """`values` `(n, W)` with the entries at `where` sorted ascending among those same places (in place
-    order); every other entry stays."""
-    ordered = np.sort(np.where(where, values, np.iinfo(values.dtype).max), axis=1)  # chosen values first
-    places = np.argsort(~where, axis=1, kind="stable")  # chosen places first, in order
-    g, j = np.nonzero(np.arange(values.shape[1])[None, :] < where.sum(axis=1)[:, None])
-    out = values.copy()
-    out[g, places[g, j]] = ordered[g, j]
-    return out
-
-
-def _fruit_picking_canonical(state, seats: np.ndarray):
-    """The stack cards and pending-draw cards unknown to the seat, put in card order in their places."""
-    s = state.copy()
-    cards = np.concatenate([s.stack, s.drawn], axis=1)
-    knowers = np.concatenate([s.stack_knowers, s.drawn_knowers], axis=1).astype(np.int64)
-    unknown = (cards >= 0) & (((knowers >> seats[:, None]) & 1) == 0)
-    cards = _sort_within(cards, unknown)
-    s.stack, s.drawn = cards[:, : s.stack.shape[1]].copy(), cards[:, s.stack.shape[1] :].copy()
-    return s
-
-
-def _quickity_pickity_canonical(state, seats: np.ndarray):
-    """The pile's cards nobody has seen, put in card order within each shuffle of 16."""
-    from fruit_envs.games.quickity_pickity import components as C
-
-    s = state.copy()
-    for start in range(0, s.deck.shape[1], C.N_CARDS):
-        block = slice(start, start + C.N_CARDS)
-        s.deck[:, block] = _sort_within(s.deck[:, block], ~s.shown[:, block])
-    return s
-
-
-# Games whose `redeal_hidden` draws from the right distribution but reads the true order of the hidden
-# cards (it permutes them where they lie): putting those cards in a fixed order first makes the sample a
-# function of what the seat knows and of the keys alone, so the search's decisions are too.
-CANONICAL: dict[str, Callable] = {
-    "fruit_picking": _fruit_picking_canonical,
-    "quickity_pickity": _quickity_pickity_canonical,
-}
-
-
 def resample(rules, state, seats: np.ndarray, keys: np.ndarray):
-    """A state drawn from each game's information state for its seat: `rules.redeal_hidden`, after
-    `CANONICAL` for games that need it. Called once per distinct seat (a handful), so it also works where
-    a game's `redeal_hidden` takes a single seat."""
+    """A state drawn from each game's information state for its seat: `rules.redeal_hidden`, after the
+    game's hooks' `canonical` where it has one. Called once per distinct seat (a handful), so it also works
+    where a game's `redeal_hidden` takes a single seat."""
     seats = np.asarray(seats, dtype=np.int64)
-    canonical = CANONICAL.get(state.GAME)
+    canonical = search_hooks(state.GAME).canonical
     if canonical is not None:
         state = canonical(state, seats)
     out = None
@@ -356,17 +239,15 @@ class SearchAgent:
 
     def __init__(self, spec: GameSpec, config: Config, options: SearchOptions | None = None):
         self.spec, self.config, self.rules = spec, config, spec.rules
-        self.options = opts = options if options is not None else DEFAULTS.get(spec.id, SearchOptions())
-        if opts == DEFAULTS.get(spec.id):
+        self.hooks = search_hooks(spec.id)
+        self.options = opts = options if options is not None else default_options(spec.id)
+        if opts == default_options(spec.id):
             self.name = "search"
         else:
-            self.name = "search:guided" if opts == GUIDED.get(spec.id) else opts.label()
-        self.leaf = LEAF.get(spec.id, Leaf(_score_progress, 10.0))
+            self.name = "search:guided" if opts == guided_options(spec.id) else opts.label()
         self._networks: dict = {}
         if opts.policy == "greedy":
-            from fruit_envs.agents.greedy import make_greedy
-
-            self.playout = make_greedy(spec, config)
+            self.playout = self.hooks.greedy(spec, config)
         else:
             self.playout = self._network(opts.policy) if is_network(opts.policy) else None
         self.prior = self._network(opts.prior) if opts.prior else None
@@ -548,15 +429,15 @@ class SearchAgent:
         rows = np.arange(n)
         ahead = None if self.value_net is None else self.value_net.values(self.rules.observe(state, seats))
         if p == 1:  # the value head: the points still to come
-            progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
-            return (progress[:, 0] + (0.0 if ahead is None else ahead)) / self.leaf.scale
+            progress = np.asarray(self.hooks.progress(state), dtype=np.float64)
+            return (progress[:, 0] + (0.0 if ahead is None else ahead)) / self.hooks.scale
         if ahead is not None:  # the value head: the seat's expected outcome (+1 win, -1 loss)
             values = np.clip(ahead, -1.0, 1.0)
         else:
-            progress = np.asarray(self.leaf.progress(state), dtype=np.float64)
+            progress = np.asarray(self.hooks.progress(state), dtype=np.float64)
             mine = progress[rows, seats]
             best_other = np.where(np.arange(p)[None, :] == seats[:, None], -np.inf, progress).max(axis=1)
-            values = np.tanh((mine - best_other) / self.leaf.scale)
+            values = np.tanh((mine - best_other) / self.hooks.scale)
         ended = np.flatnonzero(state.done & ~state.truncated)
         if len(ended):
             values[ended] = outcome_rewards(self.rules.winners(state.take(ended)))[np.arange(len(ended)), seats[ended]]
@@ -569,13 +450,11 @@ def make_search(spec: GameSpec, config: Config, text: str = "") -> SearchAgent:
     return SearchAgent(spec, config, parse_options(text, spec.id))
 
 
-__all__ = [
-    "CANONICAL",
-    "DEFAULTS",
-    "GUIDED",
-    "LEAF",
+__all__ = [  # and `DEFAULTS`, `GUIDED` (module `__getattr__`)
     "SearchAgent",
     "SearchOptions",
+    "default_options",
+    "guided_options",
     "is_network",
     "make_search",
     "parse_options",

@@ -30,6 +30,7 @@ from fruit_envs._cli import positive_int, prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.agents.base import action_kinds, state_kwargs
+from fruit_envs.core.rules_api import phase_names
 from fruit_envs.core.spec import get_spec
 from fruit_envs.core.threads import limit_threads
 
@@ -85,7 +86,7 @@ def compare(
     outcome = result.outcome(seat)
     finished = ~result.truncated
     rows = np.concatenate(me.rows) if me.rows else np.zeros((0, 4), np.int64)
-    names = getattr(spec.rules, "PHASE_NAMES", None)
+    names = phase_names(spec)
     by_phase = {}
     for ph in np.unique(rows[:, 1]):
         sel = rows[:, 1] == ph

@@ -21,6 +21,7 @@ import numpy as np
 from fruit_envs._cli import prog
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
+from fruit_envs.core.rules_api import game_rules
 from fruit_envs.core.spec import get_spec, registered_games
 
 AGENTS = ("random", "greedy")
@@ -34,7 +35,7 @@ def measure(game: str, num_players: int, agent_name: str, num_games: int, seed: 
     result = play_games(spec, config, [agent], np.zeros((num_games, num_players), dtype=np.int64), seed=seed)
     truncated = int(result.truncated.sum())
     low, high = wilson_interval(truncated, num_games)
-    causes_of = getattr(spec.rules, "truncation_causes", None)
+    causes_of = game_rules(spec).truncation_causes
     causes = {} if causes_of is None else {k: int(v.sum()) for k, v in causes_of(result.final_state).items()}
     return {
         "game": spec.id,

@@ -24,6 +24,7 @@ import numpy as np
 from filelock import FileLock
 
 from fruit_envs.core import lazy, rng
+from fruit_envs.core.rules_api import game_rules
 from fruit_envs.core.spec import get_spec, registered_games
 
 
@@ -32,6 +33,7 @@ def compile_game(game: str) -> float:
     `$FRUIT_ENVS_KERNELS` says, from now on); returns the seconds it took."""
     spec = get_spec(game)
     rules, config = spec.rules, spec.make_config()
+    optional = game_rules(spec)
     lazy.force_compiled()
     start = time.perf_counter()
     state = rules.init(config, rng.keys_from_seed(0, 2))
@@ -44,11 +46,11 @@ def compile_game(game: str) -> float:
         rules.observe(state, 0)
         actions = np.where(mask, gen.random(mask.shape), -1.0).argmax(axis=1)
         state, _ = rules.step(state, actions, ~state.done)
-        if hasattr(rules, "legal_masks"):
-            rules.legal_masks(state)
-    if hasattr(rules, "advance"):  # the AEC env's step: one game
+        if optional.legal_masks is not None:
+            optional.legal_masks(state)
+    if optional.advance is not None:  # the AEC env's step: one game
         one = rules.init(config, rng.keys_from_seed(0, 1))
-        rules.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))
+        optional.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))
     return time.perf_counter() - start
 
 

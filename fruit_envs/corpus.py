@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from fruit_envs.core import rng as frng
+from fruit_envs.core.rules_api import game_rules
 from fruit_envs.core.spec import Config, GameSpec, get_spec, registered_games
 
 GAMES_PER_POLICY = 8
@@ -81,11 +82,9 @@ def _digests(rules, state, rewards: np.ndarray) -> np.ndarray:
     p = state.config.num_players
     obs = _join([rules.observe(state, k) for k in range(p)])
     mask = _join([rules.legal_mask(state, k) for k in range(p)])
-    extra = [
-        getattr(rules, name)(state)
-        for name in ("acting", "potential", "final_scores", "winners")
-        if hasattr(rules, name)
-    ]
+    potential = game_rules(get_spec(state.GAME)).potential
+    running = [] if potential is None else [potential(state)]
+    extra = [rules.acting(state), *running, rules.final_scores(state), rules.winners(state)]
     state_digest = _join([*state.arrays().values(), *extra])
     return np.stack([obs, mask, digest(rewards), state_digest])
 

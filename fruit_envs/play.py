@@ -39,6 +39,7 @@ from fruit_envs.core import narration, validate
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
+from fruit_envs.core.rules_api import action_names, phase_name
 from fruit_envs.core.spec import get_spec
 from fruit_envs.core.threads import limit_threads
 
@@ -181,8 +182,7 @@ class Session:
         decided (or the mover) must decide again."""
         if self.state.done[0]:
             return True
-        phase = getattr(self.state, "phase", None)
-        if phase is not None and phase[0] != before.phase[0]:
+        if phase_name(self.spec, self.state) != phase_name(self.spec, before):
             return True
         still = acting.copy()
         still[mover] = False
@@ -224,7 +224,8 @@ class Session:
         """Ask for one decision (or a command); returns whether the table on screen is still current."""
         mask = self.rules.legal_mask(self.state, self.seat)[0]
         legal = [int(a) for a in np.flatnonzero(mask)]
-        names = [self.rules.action_to_string(self.config, a) for a in legal]
+        every_name = action_names(self.spec, self.config)
+        names = [every_name[a] for a in legal]
         if len(legal) == 1:
             self.say(f"you: {names[0]} (your only move)")
             revealed = self.apply(legal[0])

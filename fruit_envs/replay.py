@@ -42,6 +42,7 @@ from fruit_envs._cli import non_negative_int, positive_float, positive_int, prog
 from fruit_envs.core import narration
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
+from fruit_envs.core.rules_api import phase_name
 from fruit_envs.core.spec import get_spec
 
 
@@ -82,14 +83,14 @@ def move_line(replay: frecord.Replay, t: int, seat: int | None = None) -> str:
     """Decision `t` (0 = the first) as `seat` saw it (None: the referee): who decided what, or only that
     another seat made a choice still hidden from `seat` (a card committed face down, a tick's choice)."""
     record = replay.record
-    rules = get_spec(record.game).rules
+    spec = get_spec(record.game)
+    rules = spec.rules
     before, who = replay.states[t], replay.seats[t]
     if seat is not None and who != seat and narration.hidden_decision(before, 0, seat):
         return f"{record.label(who)} has chosen (hidden until the reveal)"
     name = rules.action_to_string(before.config, record.actions[t])
     # the phase says what a bare name means (a Juicy Fruits cell: the token moved, where to, a ship...)
-    phases, phase = getattr(rules, "PHASE_NAMES", None), getattr(before, "phase", None)
-    when = phases[int(phase[0])] if phases is not None and phase is not None else ""
+    when = phase_name(spec, before) or ""
     when = f"  ({when})" if when and when not in name else ""
     return f"{record.label(who)}: {name}{when}"
 

@@ -50,6 +50,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
 from fruit_envs.core.errors import IllegalActionError, ResetNeededError, StateError
+from fruit_envs.core.rules_api import phase_name
 from fruit_envs.core.spec import get_spec
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # the keys ActionMaskingTorchRLModule reads
@@ -128,8 +129,7 @@ class FruitMultiAgentEnv(MultiAgentEnv):
             raise ResetNeededError(self.game_spec.name, what)
 
     def _phase(self) -> str:
-        names, phase = getattr(self.rules, "PHASE_NAMES", None), getattr(self.state, "phase", None)
-        return "play" if names is None or phase is None else names[int(phase[0])]
+        return phase_name(self.game_spec, self.state) or "play"
 
     def _deliver(self, seats) -> dict[str, float]:
         rewards = {self.possible_agents[k]: float(self.pending[k]) for k in seats}

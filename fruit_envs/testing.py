@@ -3,18 +3,20 @@
     from fruit_envs.testing import check_game
     report = check_game("cherry_picking", num_players=3, num_games=1000)
 
-Random games are played in one batch, and a few of them again one at a time, checking what the game
-declared (observation shape and dtype, action count, length bound, reward bounds, whether it can be
-truncated), that terminal rewards follow the truncation contract (a terminated game's returns match
-its winners, a truncated game's hold no outcome: `fruit_envs.core.spec.outcome_rewards`), that the mask is
-non-empty exactly while a game is live, that inputs are never mutated, that finished games stay
-frozen, that a batch of N equals N single games, that save/restore and describe/from_description
-continue identically, that no seat's observation or mask changes when what it cannot see is
-re-dealt (no leak), that positions a seat can tell apart give it different observations (no loss:
-sampled pairs of positions, and one public field of a position edited at a time through
-`from_description`), the game's own invariants (conservation of cards, seeds, tiles, fruit), and
-that every state reached keeps the schema and value bounds a loaded state is checked against
-(`fruit_envs.core.validate.check_arrays`).
+First the rules module is checked against the rules contract (`fruit_envs.core.rules_api`): every
+required part present, every capability its spec declares present and none it has left undeclared,
+each named when missing. Then random games are played in one batch, and a few of them again one at a
+time, checking the declared capabilities' promises, what the game declared (observation shape and
+dtype, action count, length bound, reward bounds, whether it can be truncated), that terminal
+rewards follow the truncation contract (a terminated game's returns match its winners, a truncated
+game's hold no outcome: `fruit_envs.core.spec.outcome_rewards`), that the mask is non-empty
+exactly while a game is live, that inputs are never mutated, that finished games stay frozen, that a
+batch of N equals N single games, that save/restore and describe/from_description continue
+identically, that no seat's observation or mask changes when what it cannot see is re-dealt (no leak),
+that positions a seat can tell apart give it different observations (no loss: sampled pairs of
+positions, and one public field of a position edited at a time through `from_description`), the
+game's own invariants (conservation of cards, seeds, tiles, fruit), and that every state reached
+keeps the schema and value bounds a loaded state is checked against (`fruit_envs.core.validate.check_arrays`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 from fruit_envs.core import rng as frng
 from fruit_envs.core import state as fstate
 from fruit_envs.core import validate
+from fruit_envs.core.rules_api import GameRules, action_names, contract_problems, game_rules
 from fruit_envs.core.spec import GameSpec, get_spec, outcome_rewards
 
 
@@ -78,7 +81,10 @@ def check_game(
     No loss is checked on the first `loss_games` games every `loss_every` steps, with up to
     `loss_edits` single-field edits of each of those positions (0 games: not checked)."""
     spec = get_spec(game)
-    rules = spec.rules
+    problems = contract_problems(spec)
+    if problems:
+        _fail(f"{spec.name} breaks the rules contract (fruit_envs/games/README.md): " + "; ".join(problems))
+    rules, optional = spec.rules, game_rules(spec)
     config = spec.make_config(num_players, **(options or {}))
     p, a_count = config.num_players, spec.num_actions
     obs_shape = spec.observation_shape(config)
@@ -87,6 +93,12 @@ def check_game(
     report = CheckReport(spec.id, config.to_dict(), num_games)
     gen = np.random.default_rng(seed)
     keys = frng.keys_from_seed(seed, num_games)
+    if optional.observation_rows is not None:
+        _check_observation_rows(rules.observation_layout(config), optional.observation_rows(config))
+    names = action_names(spec, config)
+    for a, name in enumerate(names):
+        if names.index(name) != a or rules.string_to_action(config, name) != a:
+            _fail(f"action {a} is named {name!r}: names must be distinct and string_to_action must read them back")
 
     state = rules.init(config, keys)
     if state.batch_size != num_games:
@@ -111,7 +123,7 @@ def check_game(
         if not np.array_equal(mask.any(axis=1), live):
             g = int(np.flatnonzero(mask.any(axis=1) != live)[0])
             _fail(f"game {g} at step {t}: mask non-empty = {bool(mask[g].any())} but live = {bool(live[g])}")
-        every = rules.legal_masks(state) if hasattr(rules, "legal_masks") else None
+        every = optional.legal_masks(state) if optional.legal_masks is not None else None
         for seat in range(p):
             own = rules.legal_mask(state, seat)
             if every is not None and not np.array_equal(every[:, seat], own):
@@ -137,8 +149,9 @@ def check_game(
         problems = rules.invariants(state)
         if problems:
             _fail(f"step {t}: " + "; ".join(problems))
+        _check_optional_parts(optional, state, t)
         if t % hidden_every == 0 and spec.hidden_information:
-            _check_hidden(rules, state, min(hidden_games, num_games), t, seed)
+            _check_hidden(rules, state, min(hidden_games, num_games), t, seed, optional.potential)
         if loss_games and t % loss_every == 0:
             games = range(min(loss_games, num_games))
             loss_pairs += _check_no_loss(
@@ -187,6 +200,9 @@ def check_game(
     truncated = state.truncated
     if truncated.any() and spec.truncation is None:
         _fail(f"game {int(np.flatnonzero(truncated)[0])} was truncated, but the spec declares no cap (truncation=None)")
+    if optional.truncation_causes is not None:
+        _check_truncation_causes(optional.truncation_causes(state), truncated)
+    report.checks.append(f"the rules contract, and the declared {', '.join(spec.capabilities) or 'nothing optional'}")
     if config.reward == "terminal":  # the contract of fruit_envs.core.spec.outcome_rewards
         if not np.isin(returns, (-1.0, 0.0, 1.0)).all():
             _fail("terminal rewards must total +1, 0 or -1 per player")
@@ -204,7 +220,7 @@ def check_game(
         }
         report.checks.append("terminated games paid their winners' outcome, truncated games nothing")
 
-    advance = getattr(rules, "advance", None)
+    advance = optional.advance
     for i in range(singles):
         single = rules.init(config, keys[i : i + 1])
         alone = single.copy()  # played by `rules.advance`, where the game has it
@@ -243,7 +259,46 @@ def _check_advance(rules, advance, alone, action: int, stepped, rewards, where: 
         _fail(f"{where}: advance's observation differs from observe of the seat to move ({mover})")
 
 
-def _check_hidden(rules, state, games: int, t: int, seed: int) -> None:
+def _check_optional_parts(optional: GameRules, state, t: int) -> None:
+    """The declared capabilities' promises on a position reached in play (`legal_masks` and `advance` are
+    compared with what they stand for elsewhere; `field_bounds` hold through `validate.check_arrays`)."""
+    n, p = state.batch_size, state.config.num_players
+    if optional.position_invariants is not None:
+        problems = optional.position_invariants(state)
+        if problems:
+            _fail(f"step {t}: position_invariants: " + "; ".join(problems))
+    if optional.potential is not None:
+        running = np.asarray(optional.potential(state))
+        if running.shape != (n, p) or not np.isfinite(running).all():
+            _fail(f"step {t}: potential gave {running.shape} {running.dtype}, expected finite ({n}, {p})")
+    if optional.phase_names is not None:
+        phase = np.asarray(state.phase)
+        if phase.shape != (n,) or (phase < 0).any() or (phase >= len(optional.phase_names)).any():
+            _fail(f"step {t}: state.phase {phase.tolist()[:8]} is not an index of PHASE_NAMES {optional.phase_names}")
+
+
+def _check_observation_rows(layout: dict[str, slice], rows: dict[str, int]) -> None:
+    """Each block `observation_rows` names is a block of the layout made of whole rows of its width."""
+    for name, width in rows.items():
+        block = layout.get(name)
+        if block is None:
+            _fail(f"observation_rows names {name!r}, which observation_layout does not have")
+        if width < 1 or (block.stop - block.start) % width:
+            _fail(f"observation_rows: block {name!r} of {block.stop - block.start} entries is not rows of {width}")
+
+
+def _check_truncation_causes(causes: dict[str, np.ndarray], truncated: np.ndarray) -> None:
+    """Every truncated game has exactly one cause, and no other game has any."""
+    for name, cut in causes.items():
+        if not isinstance(name, str) or np.asarray(cut).shape != truncated.shape or np.asarray(cut).dtype != bool:
+            _fail(f"truncation_causes[{name!r}] must be a {truncated.shape} bool array")
+    count = sum((np.asarray(cut, dtype=np.int64) for cut in causes.values()), np.zeros(truncated.shape, np.int64))
+    if (count != truncated).any():
+        g = int(np.flatnonzero(count != truncated)[0])
+        _fail(f"game {g}: truncation_causes gives it {int(count[g])} causes, truncated={bool(truncated[g])}")
+
+
+def _check_hidden(rules, state, games: int, t: int, seed: int, potential=None) -> None:
     sub = state.take(np.arange(games))
     for seat in range(sub.config.num_players):
         keys = frng.keys_from_seed(seed * 1000 + t * 10 + seat, games)
@@ -254,6 +309,8 @@ def _check_hidden(rules, state, games: int, t: int, seed: int) -> None:
             _fail(f"step {t}: seat {seat}'s observation changed when hidden information was re-dealt")
         if not np.array_equal(rules.legal_mask(sub, seat), rules.legal_mask(other, seat)):
             _fail(f"step {t}: seat {seat}'s legal actions depend on information it cannot see")
+        if potential is not None and not np.array_equal(potential(sub), potential(other)):
+            _fail(f"step {t}: potential changed when what seat {seat} cannot see was re-dealt (it must be public)")
 
 
 def _check_round_trips(spec, state, actions, gen, rules) -> None:

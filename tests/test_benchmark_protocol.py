@@ -91,7 +91,8 @@ def no_games(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a game was played before the refusal")
 
-    monkeypatch.setattr(bm, "play_games", refuse)
+    for module in (bm.play, bm.best_response):  # the benchmark's modules that play games
+        monkeypatch.setattr(module, "play_games", refuse)
 
 
 # --- the protocol file ----------------------------------------------------------------------------
@@ -299,7 +300,7 @@ def test_a_faulty_policy_stops_the_run_with_the_game_saved(tmp_path, monkeypatch
         policy.fail = True
         return result
 
-    monkeypatch.setattr(bm, "play_cell", then_fail)
+    monkeypatch.setattr(bm.run, "play_cell", then_fail)  # where evaluate finds it
     with pytest.raises(PolicyError, match=problem) as raised:
         evaluate(policy, out=tmp_path, **TINY)
     message = str(raised.value)
@@ -397,9 +398,10 @@ def test_games_on_the_command_line_name_games_or_count_them(monkeypatch, capsys)
     """The issue's form `--games GAME ...` filters the games; one number is the games per cell (as
     `--games-per-cell N`); `--games-filter` is the older spelling of the filter. A mix is refused."""
     seen = []
-    monkeypatch.setattr(bm, "evaluate", lambda policy, **kw: seen.append((kw["games"], kw["only"])) or {"out": "x"})
-    monkeypatch.setattr(bm, "summary_table", lambda report: "")
-    monkeypatch.setattr(bm, "default_out", lambda *a: "unused")
+    cli = bm.cli  # the command line's module, where main finds what it calls
+    monkeypatch.setattr(cli, "evaluate", lambda policy, **kw: seen.append((kw["games"], kw["only"])) or {"out": "x"})
+    monkeypatch.setattr(cli, "summary_table", lambda report: "")
+    monkeypatch.setattr(cli, "default_out", lambda *a: "unused")
     for args, expected in (
         (["--games", GAME, "fruit_picking:2"], (None, [GAME, "fruit_picking:2"])),
         (["--games", "8"], (8, None)),
@@ -436,7 +438,7 @@ def test_a_missing_ppo_baseline_is_named_before_play(monkeypatch, tmp_path):
     args = {**TINY, "suite": "standard", "games": players, "only": [f"{game}:{players}"]}
     args["references"] = ["random", "ppo-baseline"]
     with monkeypatch.context() as patch:
-        patch.setattr(bm, "play_games", lambda *a, **k: pytest.fail("played before the refusal"))
+        patch.setattr(bm.play, "play_games", lambda *a, **k: pytest.fail("played before the refusal"))
         with pytest.raises(BenchmarkError, match=rf"missing for: {game} {players}p \({game}_{players}p.zip\)"):
             evaluate(FirstLegal(), **args)
     report = evaluate(FirstLegal(), **args, skip_missing=True)
@@ -563,7 +565,7 @@ def test_reference_cards_write_each_card_and_the_index(tmp_path, cheap_protocol,
     def tiny(policy, **kwargs):
         return real(policy, **{**kwargs, "games": 2, "only": [f"{GAME}:2"], "references": ["random", "greedy"]})
 
-    monkeypatch.setattr(bm, "evaluate", tiny)
+    monkeypatch.setattr(bm.cards, "evaluate", tiny)  # where reference_cards finds it
     args = ["--reference-cards", "random", "greedy", "--suite", "quick", "--best-response", "0"]
     assert bm.main([*args, "--out", str(tmp_path / "cards"), "--protocol", str(cheap_protocol), "--no-progress"]) == 0
     assert sorted(p.name for p in (tmp_path / "cards").iterdir()) == ["cards.md", "greedy", "random"]
@@ -759,3 +761,35 @@ def test_every_printed_rating_names_its_scale(tmp_path):
     cards = bm.cards_markdown(bm.load_cards())
     assert f"Ratings: {bm.RATING_SCALE}" in cards and "field mean is 1500" in cards
     assert "protocol rating" in (ROOT / "docs" / "benchmark.md").read_text()
+
+
+# --- issue 55: the benchmark is a package of small modules --------------------------------------------
+
+
+def test_the_benchmark_is_a_package_of_small_modules_with_every_name_re_exported():
+    """Issue 55: benchmarks/benchmark/ holds one module per room (protocol, policies, play, ratings, cards,
+    reports, command line, ...), each short, and the package re-exports every public name a module defines,
+    so `from fruit_envs.benchmarks.benchmark import X` and `python -m fruit_envs.benchmarks.benchmark` stay."""
+    import ast
+    import importlib
+    import pkgutil
+
+    modules = {m.name for m in pkgutil.iter_modules(bm.__path__)} - {"__main__"}
+    assert {"protocol", "policies", "play", "ratings", "cards", "reports", "cli"} <= modules
+    for name in sorted(modules):
+        module = importlib.import_module(f"{bm.__name__}.{name}")
+        source = Path(module.__file__).read_text()
+        assert len(source.splitlines()) < 500, f"{name}.py is not small"
+        defined = set()
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.Assign):
+                defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        for public in sorted(n for n in defined if not n.startswith("_")):
+            assert public in bm.__all__ and getattr(bm, public) is getattr(module, public), f"{name}.{public}"
+    assert bm.protocol_path(1) == PROTOCOL and bm.PUBLISHED == ROOT / "benchmarks" / "results" / "benchmark"
+    shown = subprocess.run(
+        [sys.executable, "-m", "fruit_envs.benchmarks.benchmark", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert shown.returncode == 0 and bm.__doc__.splitlines()[0] in shown.stdout, shown.stderr

@@ -231,3 +231,155 @@ def test_check_game_catches_an_advance_that_differs(monkeypatch, broken):
     monkeypatch.setattr(rules, "advance", drifting)
     with pytest.raises(ConformanceError, match=f"advance's {broken}"):
         check_game("juicy_fruits", 2, num_games=4, loss_games=0)
+
+
+# -- the rules contract (fruit_envs.core.rules_api) ----------------------------------------------
+
+
+def _fake_rules(monkeypatch, game: str, drop: tuple[str, ...] = (), **spec_changes):
+    """A copy of `game`'s rules module without `drop`, under a spec changed by `spec_changes`."""
+    import dataclasses
+    import types
+
+    from fruit_envs.core import spec as fspec
+
+    real = get_spec(game).rules
+    fake = types.ModuleType("fake_rules")
+    fake.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__") and k not in drop})
+    fake.SPEC = dataclasses.replace(real.SPEC, rules_module="fake_rules", **spec_changes)
+    monkeypatch.setitem(fspec._RULES, "fake_rules", fake)
+    return fake.SPEC
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_game_satisfies_the_rules_contract(game):
+    """Every registered game has every required part and exactly the optional ones its spec declares."""
+    from fruit_envs.core.rules_api import CAPABILITIES, REQUIRED, contract_problems, game_rules
+
+    spec = get_spec(game)
+    assert contract_problems(spec) == []
+    rules, optional = spec.rules, game_rules(spec)
+    assert all(hasattr(rules, name) for name in REQUIRED)
+    for name in CAPABILITIES:
+        assert (getattr(optional, name.lower()) is not None) == (name in spec.capabilities) == hasattr(rules, name)
+
+
+def test_check_game_names_missing_required_functions(monkeypatch):
+    """A rules module lacking required parts fails the conformance check before any game, naming each."""
+    spec = _fake_rules(monkeypatch, "cherry_picking", drop=("observe", "winners"))
+    with pytest.raises(ConformanceError, match="lacks the required observe, winners"):
+        check_game(spec, 2, num_games=4)
+
+
+def test_check_game_names_a_declared_capability_the_rules_lack(monkeypatch):
+    """A spec declaring a capability its module does not implement fails, naming it; so does a module with a
+    capability its spec leaves undeclared (nothing would ever call it)."""
+    declared = get_spec("fruit_picking").capabilities
+    spec = _fake_rules(monkeypatch, "fruit_picking", capabilities=(*declared, "legal_masks"))
+    with pytest.raises(ConformanceError, match="declares legal_masks, which fake_rules does not have"):
+        check_game(spec, 2, num_games=4)
+    spec = _fake_rules(monkeypatch, "fruit_picking", capabilities=tuple(c for c in declared if c != "advance"))
+    with pytest.raises(ConformanceError, match="has advance, which SPEC.capabilities does not declare"):
+        check_game(spec, 2, num_games=4)
+
+
+def test_game_spec_rejects_an_unknown_capability():
+    import dataclasses
+
+    spec = get_spec("cherry_picking")
+    with pytest.raises(ValueError, match=r"unknown \['teleport'\].*'advance'"):
+        dataclasses.replace(spec, capabilities=("advance", "teleport"))
+    with pytest.raises(ValueError, match="repeated"):
+        dataclasses.replace(spec, capabilities=("advance", "advance"))
+
+
+def test_check_game_holds_declared_capabilities_to_their_promises(monkeypatch):
+    """`truncation_causes` gives each truncated game exactly one cause; `potential` is public (unchanged when
+    what a seat cannot see is re-dealt)."""
+    fruit = get_spec("fruit_picking").rules
+    monkeypatch.setattr(fruit, "truncation_causes", lambda state: {"round cap": state.truncated, "again": state.done})
+    with pytest.raises(ConformanceError, match="truncation_causes gives it 2 causes"):
+        check_game("fruit_picking", 2, {"max_rounds": 3}, num_games=8, loss_games=0)
+    cherry = get_spec("cherry_picking").rules
+    hand_values = np.arange(cherry.N_CARDS)  # what is in each hand: hidden from the other seats
+    monkeypatch.setattr(cherry, "potential", lambda state: (state.hands * hand_values).sum(axis=2))
+    with pytest.raises(ConformanceError, match="potential changed"):
+        check_game("cherry_picking", 2, num_games=8, loss_games=0)
+
+
+def test_games_readme_documents_the_whole_contract():
+    """fruit_envs/games/README.md's contract table has a row for every required and optional part."""
+    from pathlib import Path
+
+    from fruit_envs.core.rules_api import CAPABILITIES, REQUIRED
+
+    readme = (Path(__file__).resolve().parents[1] / "fruit_envs" / "games" / "README.md").read_text()
+    named = {line.split("|")[1].strip().strip("`") for line in readme.splitlines() if line.startswith("| `")}
+    assert set(REQUIRED) - named == set() and set(CAPABILITIES) - named == set()
+
+
+def test_no_rules_module_is_probed_outside_the_rules_interface():
+    """`hasattr`/`getattr` on a rules module only in `fruit_envs/core/rules_api.py`: everything else reads
+    the capabilities a game declares."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probes = []
+    for folder in ("fruit_envs", "training", "benchmarks", "agents"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.name == "rules_api.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("hasattr", "getattr"):
+                    target = ast.unparse(node.args[0]) if node.args else ""
+                    if target == "R" or target.split(".")[-1] == "rules":
+                        probes.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    assert probes == []
+
+
+@pytest.mark.parametrize("players", get_spec("cherry_picking").player_counts)
+def test_cherry_picking_kernel_offsets_follow_the_observation_layout(players):
+    """Cherry Picking's observe kernel writes its blocks at offsets it computes by hand: each block read by
+    its name in `observation_layout` holds what the name says, at every player count."""
+    from fruit_envs.core import rng as frng
+
+    rules = get_spec("cherry_picking").rules
+    config = rules.SPEC.make_config(players)
+    state, gen = rules.init(config, frng.keys_from_seed(players, 16)), np.random.default_rng(players)
+    while not state.done.all():
+        for seat in range(players):
+            assert np.array_equal(rules.observe(state, seat), _cherry_observation_by_name(state, seat))
+        mask = rules.legal_mask(state)
+        state, _ = rules.step(state, np.argmax(np.where(mask, gen.random(mask.shape), -1), axis=1))
+    assert np.array_equal(rules.observe(state, 0), _cherry_observation_by_name(state, 0))
+
+
+def _cherry_observation_by_name(state, seat: int) -> np.ndarray:
+    """Cherry Picking's observation of `seat`, each block written where `observation_layout` names it."""
+    from fruit_envs.games.cherry_picking import components as C
+
+    rules = get_spec("cherry_picking").rules
+    p, n, cards = state.config.num_players, state.batch_size, rules.N_CARDS
+    at = {name: block.start for name, block in rules.observation_layout(state.config).items()}
+    obs = np.zeros((n, *rules.observation_shape(state.config)), dtype=np.float32)
+    rows, live = np.arange(n), ~state.done
+    commit, choose = (state.phase == rules.PHASE_NAMES.index(name) for name in ("commit", "choose"))
+    obs[:, at["hand"] : at["hand"] + cards] = state.hands[:, seat]
+    own = state.played[:, seat].astype(np.int64)
+    obs[rows[own >= 0], at["committed"] + own[own >= 0]] = 1.0
+    for k in range(C.N_PLANTS):
+        card = state.plants[:, k].astype(np.int64)
+        obs[rows[card >= 0], at["plants"] + k * cards + card[card >= 0]] = 1.0
+    for r in range(p):
+        a = (seat + r) % p
+        obs[:, at["piles"] + r * cards : at["piles"] + (r + 1) * cards] = state.piles[:, a]
+        card = state.played[:, a].astype(np.int64)
+        shown = choose & (card >= 0)
+        obs[rows[shown], at["revealed"] + r * cards + card[shown]] = 1.0
+        obs[:, at["chooser"] + r] = live & choose & (state.to_move == a)
+        obs[:, at["scores"] + r] = state.scores[:, a] / 100.0
+    obs[:, at["phase"]], obs[:, at["phase"] + 1] = live & commit, live & choose
+    obs[rows, at["set"] + np.minimum(state.set_index.astype(np.int64), C.SETS_PER_GAME - 1)] = 1.0
+    obs[:, at["tricks_left"]] = (state.hands[:, seat].sum(axis=1) + (own >= 0)) / C.hand_size(p)
+    return obs

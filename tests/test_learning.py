@@ -97,6 +97,48 @@ def test_the_league_gives_its_fixed_agents_their_share_however_many_snapshots_it
     assert even.opponents()[1] == [0.5] + [0.1] * 5, "without baseline_weight, one share each"
 
 
+class SeatingEnv:
+    """Records what the trainer seats in the opponents' seats (`set_opponents` calls)."""
+
+    def __init__(self):
+        self.seated = []
+
+    def set_opponents(self, opponent, weights=None):
+        self.seated.append(opponent if weights is None else (len(opponent), weights))
+
+
+def test_opponents_play_greedy_through_the_curriculum_then_the_league(tmp_path):
+    """Issue 55: who sits in the opponents' seats is one named part of train(): greedy alone for the first
+    `greedy_timesteps`, the league from the rollout that ends the curriculum, a snapshot (and a new draw of
+    the league) every `snapshot_every` rollouts; a fixed opponent instead of the league; nobody alone."""
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    args = train_ppo.Args(greedy_timesteps=2048, num_envs=4, n_steps=256, snapshot_every=3, league_size=2)
+    league = train_ppo.League(tmp_path, spec, config, args, model=None)
+    league.latest = lambda: "self"
+    snapshots = []
+    league.add_snapshot = lambda t: (snapshots.append(t), league.snapshots.append(f"snapshot {t}"))
+    env, greedy = SeatingEnv(), make_agent("greedy", spec, config)
+    opponents = train_ppo.Opponents(env, args, league, greedy, solo=False)
+    opponents.choose(0)
+    assert env.seated == [greedy]
+    opponents.after_rollout(1, 1024)  # rollouts of 4 x 256 = 1024 decisions
+    assert env.seated == [greedy] and snapshots == []
+    opponents.after_rollout(2, 2048)  # the curriculum ends: the league (the learner, greedy) takes over
+    assert env.seated[1:] == [(2, [0.5, 0.5])] and snapshots == []
+    opponents.after_rollout(3, 3072)  # the third rollout: a snapshot joins the league
+    assert snapshots == [3072] and env.seated[2:] == [(3, [0.5, 0.25, 0.25])]
+    opponents.after_rollout(4, 4096)
+    assert len(env.seated) == 3
+
+    fixed = SeatingEnv()
+    train_ppo.Opponents(fixed, dataclasses.replace(args, opponent="random"), None, greedy, solo=False).choose(4096)
+    assert fixed.seated == ["random"]
+    alone = SeatingEnv()
+    train_ppo.Opponents(alone, args, None, greedy, solo=True).choose(0)
+    assert alone.seated == []
+
+
 def test_a_bad_recipe_is_a_clear_error(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("game: cherry_picking\nlearning_rat: 0.1\n")

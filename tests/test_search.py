@@ -12,7 +12,16 @@ from conftest import game_ids, game_player_params
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs.agents import make_agent, split_agent_list
 from fruit_envs.agents.arena import evaluate, play_games
-from fruit_envs.agents.search import CANONICAL, DEFAULTS, SearchAgent, SearchOptions, parse_options, resample
+from fruit_envs.agents.hooks import SearchHooks, search_hooks
+from fruit_envs.agents.search import (
+    DEFAULTS,
+    SearchAgent,
+    SearchOptions,
+    default_options,
+    guided_options,
+    parse_options,
+    resample,
+)
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec
 
@@ -198,7 +207,7 @@ def test_resampling_depends_only_on_what_the_seat_knows(game):
                 keys = frng.keys_from_seed(7 * n + seat, state.batch_size)
                 other = rules.redeal_hidden(state, seat, frng.keys_from_seed(999 + n, state.batch_size))
                 assert resample(rules, other, seats, keys).equals(resample(rules, state, seats, keys))
-                if game not in CANONICAL:  # the game's own function is already a function of the information state
+                if search_hooks(game).canonical is None:  # the game's own function reads only what the seat knows
                     assert rules.redeal_hidden(other, seat, keys).equals(rules.redeal_hidden(state, seat, keys))
 
 
@@ -420,3 +429,79 @@ def test_search_strength_plays_guided_against_plain_search(tmp_path, capsys):
     row = json.loads(saved.read_text())
     assert row["strength"]["opponent"] == "search:rollouts=2,depth=1" and row["strength"]["games"] == 4
     assert "| `search:rollouts=2,depth=1` |" in capsys.readouterr().out
+
+
+# --- what search knows of a game: the game's hooks (issue 55) --------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_each_game_supplies_what_search_knows_of_it_as_hooks(game):
+    """The budgets, progress score, scale and canonical order come from the game's `agents/hooks/<id>.py`:
+    `search` and `search:guided` mean its budgets, and the agent scores positions with its progress."""
+    import importlib
+
+    spec = get_spec(game)
+    hooks = search_hooks(game)
+    assert hooks is importlib.import_module(f"fruit_envs.agents.hooks.{game}").SEARCH
+    agent = make_agent("search", spec)
+    assert agent.hooks is hooks and agent.name == "search"
+    assert agent.options == default_options(game) == parse_options("", game) == DEFAULTS[game]
+    assert guided_options(game) == parse_options("guided", game) != default_options(game)
+    state = positions(game, spec.default_num_players, limit=1)[0]
+    progress = np.asarray(hooks.progress(state), dtype=np.float64)
+    assert progress.shape == (state.batch_size, spec.default_num_players) and np.isfinite(progress).all()
+
+
+def test_cherry_picking_search_scores_positions_with_the_shaping_potential():
+    """Search's progress score for Cherry Picking is the rules' `potential`, the function reward shaping
+    uses (search kept a copy of it): a live position's value is the squashed shaping margin."""
+    from fruit_envs.core.shaping import score_margin
+
+    spec = get_spec("cherry_picking")
+    hooks = search_hooks("cherry_picking")
+    assert hooks.progress is spec.rules.potential
+    agent = make_agent(TINY, spec, spec.make_config(3))
+    for state in positions("cherry_picking", 3, limit=3):
+        seats = (state.to_move.astype(np.int64) + 1) % 3
+        expected = np.tanh(score_margin(spec, state, seats) / hooks.scale)
+        assert np.array_equal(agent._leaf(state, seats), expected)
+
+
+def test_a_game_without_hooks_is_searched_with_defaults_that_fit_any_game(monkeypatch):
+    """A game with no `agents/hooks/<id>.py` gets `SearchHooks()`: the generic budgets, the running score
+    reward shaping uses as progress (`potential` where declared, else the final scores), its greedy agent
+    for playouts and ranking; search plays it legally."""
+    from fruit_envs.agents import search
+
+    assert search_hooks("a_game_with_no_hooks") == SearchHooks()
+    assert default_options("a_game_with_no_hooks") == SearchOptions()
+    assert guided_options("a_game_with_no_hooks") == SearchOptions(policy="ppo-baseline", prior="ppo-baseline")
+    monkeypatch.setattr(search, "search_hooks", lambda game: SearchHooks())
+    for game, running in [("cherry_picking", "potential"), ("juicy_fruits", "final_scores")]:
+        spec = get_spec(game)
+        agent = make_agent("search:rollouts=8,depth=4,width=3,gate=1", spec)
+        assert agent.hooks == SearchHooks()
+        for state in positions(game, 2, limit=2):
+            expected = getattr(spec.rules, running)(state)
+            assert np.array_equal(agent.hooks.progress(state), expected)
+            actions = decide(agent, state)
+            assert spec.rules.legal_mask(state)[np.arange(state.batch_size), actions].all()
+
+
+def test_no_agent_calls_another_agents_private_methods():
+    """Search reads the greedy agents through their documented public methods (`scores`, `set_worth`): no
+    module under agents/ calls a private attribute of anything but itself (`self`, `cls`)."""
+    import ast
+    from pathlib import Path
+
+    import fruit_envs.agents
+
+    offences = []
+    for path in sorted(Path(fruit_envs.agents.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                name, owner = node.func.attr, node.func.value
+                private = name.startswith("_") and not name.startswith("__")
+                if private and not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                    offences.append(f"{path.name}:{node.lineno} .{name}()")
+    assert offences == []

@@ -496,3 +496,18 @@ def test_sampled_evaluation_is_an_option(tmp_path, monkeypatch):
     made.clear()
     assert train_ppo.main([*argv, "--runs-dir", str(tmp_path / "argmax")]) == 0
     assert made and all(made), "the default evaluates the policy's most likely action"
+
+
+def test_train_reads_top_to_bottom():
+    """Issue 55: `train()` is one straight line over named parts (run folder, evaluator, opponents, the
+    learning loop), as cleanrl's trainer reads: no function or class defined inside it, and short."""
+    import ast
+    import inspect
+
+    (function,) = ast.parse(inspect.getsource(train_ppo.train)).body
+    inner = [n for n in ast.walk(function) if n is not function]
+    nested = [n.name for n in inner if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert nested == [], f"train() defines {nested} inside it"
+    assert function.end_lineno - function.lineno < 60
+    for part in ("RunFolder", "Evaluator", "Opponents", "League", "learn", "warm_start"):
+        assert part in inspect.getsource(train_ppo.train) and callable(getattr(train_ppo, part)), part

@@ -14,6 +14,7 @@ import fruit_envs
 from fruit_envs.agents import make_agent
 from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
+from fruit_envs.core.rules_api import phase_names
 
 
 @dataclass
@@ -34,7 +35,7 @@ def show_game(game: str, num_players: int, seed: int) -> str:
     state = rules.init(config, frng.keys_from_seed(seed, 1))
     lines = [rules.render(state, 0), ""]
     line: list[str] = []
-    phase_of = getattr(rules, "PHASE_NAMES", None)
+    phase_of = phase_names(spec)
     while not state.done[0]:
         seat = int(state.to_move[0])
         action = int(agents[seat].act(rules.observe(state, seat), rules.legal_mask(state), gen)[0])

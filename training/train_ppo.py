@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import importlib
 import json
 import os
 import platform
@@ -30,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -571,8 +572,9 @@ def policy_kwargs(args: Args, spec, config) -> dict:
     kwargs: dict = {"net_arch": list(args.net_arch)}
     if args.row_encoder:
         from fruit_envs.agents.networks import RowEncoder
+        from fruit_envs.core.rules_api import game_rules
 
-        rows = getattr(spec.rules, "observation_rows", None)
+        rows = game_rules(spec).observation_rows
         if rows is None:
             raise ValueError(f"--row-encoder: {spec.name} declares no blocks of like rows in its observation")
         layout = spec.rules.observation_layout(config)
@@ -582,38 +584,16 @@ def policy_kwargs(args: Args, spec, config) -> dict:
 
 
 def train(args: Args) -> dict:
-    """Run (or resume) training; returns a summary with the run folder and final win rates."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from torch.utils.tensorboard import SummaryWriter
+    """Run (or resume) training; returns a summary with the run folder and final win rates.
 
-    import fruit_envs
-    from fruit_envs.agents import make_agent
-    from fruit_envs.agents.arena import evaluate, evaluate_alone
-    from fruit_envs.agents.ppo import PPOAgent
-    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
-
+    Read top to bottom: the arguments (a resumed run's own), the game, the run folder, the environment and
+    the model, the logs, the opponents and the evaluator, the warm start, then PPO's learning loop."""
     segment_started = time.time()  # this segment's wall clock, warm start included
-    resumed_from = None
-    resume_dir = args.resume
+    load_training_libraries()
+    resume_dir = None if args.resume is None else Path(args.resume)
     if resume_dir is not None:
-        run_dir = Path(resume_dir)
-        config_path = run_dir / "config.json"
-        if not config_path.is_file():
-            raise ValueError(f"--resume {run_dir}: no config.json there; is it a run folder?")
-        if not (run_dir / "checkpoints" / "latest.zip").is_file():
-            raise ValueError(f"--resume {run_dir}: no checkpoints/latest.zip to continue from")
-        validate.writable_dir(run_dir / "checkpoints", "--resume")
-        saved = json.loads(config_path.read_text())
-        new_total = args.resume_total_timesteps
-        here = {"progress": args.progress, "torch_threads": args.torch_threads}  # this machine's, not the run's
-        args = dataclasses.replace(args_from_json(saved["args"]), **here)
-        if new_total is not None:
-            args.total_timesteps = new_total
-    spec = fruit_envs.get_spec(args.game)
-    game_options = parse_options(args.options)
-    reward_option = {} if args.reward is None else {"reward": args.reward}
-    config = spec.make_config(args.num_players, **reward_option, **game_options)
+        args = resumed_args(args, resume_dir)
+    spec, config = game_config(args)
     solo = config.num_players == 1  # nobody to beat: train on points, evaluate mean scores
     check_args(args, spec, config, starting=resume_dir is None)
     start_from = initial_policy(args, spec, config) if args.init_policy and resume_dir is None else None
@@ -622,7 +602,81 @@ def train(args: Args) -> dict:
     if resume_dir is None:
         run_dir, meta = common.start_run(args, spec, config, versions(), threads)
     else:
-        meta = json.loads((run_dir / "config.json").read_text())
+        run_dir, meta = resume_dir, json.loads((resume_dir / "config.json").read_text())
+    env = training_env(args, spec, config)
+    if resume_dir is None:
+        model, resumed_from = new_model(args, env, spec, config, start_from), None
+    else:
+        model = resume_model(run_dir, meta, env, args, threads)
+        resumed_from = int(model.num_timesteps)
+
+    run = RunFolder.open(run_dir, solo, resumed_from, segment_started)
+    league = League(run_dir, spec, config, args, model) if args.opponent == "self-play" and not solo else None
+    if league is not None and resumed_from is not None:
+        league.truncate_after(resumed_from)  # snapshots from after the checkpoint leave the league
+    league_size = lambda: len(league) if league else 1  # progress.csv's league_size column
+    model.set_logger(make_sb3_logger(run_dir, run.writer, run.progress, league_size, args.num_envs * args.n_steps))
+    evaluator = Evaluator(args, spec, config, run)
+    opponents = Opponents(env, args, league, evaluator.baselines["greedy"], solo)
+    opponents.choose(int(model.num_timesteps))
+
+    if resume_dir is None and (args.bc_games > 0 or args.bc_data):
+        warm_start(args, spec, config, model, run_dir)
+    if resume_dir is None and (args.bc_games > 0 or args.bc_data or start_from is not None):
+        evaluator.evaluate(model, 0)  # where PPO starts from
+    return learn(args, spec, model, run, opponents, evaluator)
+
+
+TRAINING_LIBRARIES = (  # what a run loads before `limit_threads` caps the thread pools of the libraries loaded
+    "sb3_contrib",
+    "stable_baselines3.common.callbacks",
+    "torch.utils.tensorboard",
+    "fruit_envs.agents.arena",
+    "fruit_envs.agents.ppo",
+    "fruit_envs.core.sb3_vec_env",
+)
+
+
+def load_training_libraries() -> None:
+    """Import torch, SB3 and TensorBoard at the start of a run, before `limit_threads` sets their threads."""
+    for module in TRAINING_LIBRARIES:
+        importlib.import_module(module)
+
+
+def resumed_args(args: Args, run_dir: Path) -> Args:
+    """The arguments a run folder was started with (this machine's `progress` and `torch_threads`, and
+    `resume_total_timesteps` as its new total when given); a folder that cannot be resumed is refused."""
+    config_path = run_dir / "config.json"
+    if not config_path.is_file():
+        raise ValueError(f"--resume {run_dir}: no config.json there; is it a run folder?")
+    if not (run_dir / "checkpoints" / "latest.zip").is_file():
+        raise ValueError(f"--resume {run_dir}: no checkpoints/latest.zip to continue from")
+    validate.writable_dir(run_dir / "checkpoints", "--resume")
+    saved = json.loads(config_path.read_text())
+    here = {"progress": args.progress, "torch_threads": args.torch_threads}  # this machine's, not the run's
+    resumed = dataclasses.replace(args_from_json(saved["args"]), **here)
+    if args.resume_total_timesteps is not None:
+        resumed.total_timesteps = args.resume_total_timesteps
+    return resumed
+
+
+def reward_option(args: Args) -> dict:
+    """`{"reward": ...}` when `--reward` is given, else nothing: the game's own reward."""
+    return {} if args.reward is None else {"reward": args.reward}
+
+
+def game_config(args: Args) -> tuple:
+    """The game's spec and the configuration this run plays: its player count, reward and `--options`."""
+    import fruit_envs
+
+    spec = fruit_envs.get_spec(args.game)
+    game_options = parse_options(args.options)
+    return spec, spec.make_config(args.num_players, **reward_option(args), **game_options)
+
+
+def training_env(args: Args, spec, config):
+    """The learner's `num_envs` batched games, seeded (`Opponents` seats the opponents before training)."""
+    from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
 
     env = FruitSB3VecEnv(
         spec.id,
@@ -631,243 +685,349 @@ def train(args: Args) -> dict:
         opponent="random" if args.opponent == "self-play" else args.opponent,
         shaping=args.shaping,
         shaping_gamma=args.gamma,
-        **reward_option,
-        **game_options,
+        **reward_option(args),
+        **parse_options(args.options),
     )
     env.seed(args.seed)
-    if resume_dir is None:
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=args.learning_rate,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm,
-            seed=args.seed,
-            policy_kwargs=policy_kwargs(args, spec, config),
-            device="cpu",
-            verbose=0,
-        )
-        if start_from is not None:
-            model.policy.load_state_dict(start_from.state_dict())
-    else:
-        model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env, device="cpu")
-        resumed_from = int(model.num_timesteps)
-        meta["resumes"].append(
-            {
-                "at": time.strftime("%Y-%m-%d %H:%M:%S"),
-                "from_timesteps": resumed_from,
-                "total_timesteps": args.total_timesteps,
-                "torch_threads": threads,
-                **provenance(),  # the git commit, from a checkout only
-            }
-        )
-        atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+    return env
 
-    progress_log = CsvLog(run_dir / "progress.csv", PROGRESS_COLUMNS)
-    eval_log = CsvLog(run_dir / "eval.csv", SOLO_EVAL_COLUMNS if solo else EVAL_COLUMNS)
-    league = League(run_dir, spec, config, args, model) if args.opponent == "self-play" and not solo else None
-    if resumed_from is not None:
-        moved = progress_log.truncate_after(resumed_from) + eval_log.truncate_after(resumed_from)
-        if moved:
-            print(f"{moved} log rows from after the checkpoint moved to *.superseded.csv", file=sys.stderr)
-        if league is not None:
-            league.truncate_after(resumed_from)
-    writer = SummaryWriter(str(run_dir), purge_step=resumed_from)
-    model.set_logger(
-        make_sb3_logger(
-            run_dir, writer, progress_log, lambda: len(league) if league else 1, args.num_envs * args.n_steps
-        )
+
+def new_model(args: Args, env, spec, config, start_from=None):
+    """A new MaskablePPO with the run's settings, seeded; with `start_from` (`--init-policy`) its weights."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=args.learning_rate,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        seed=args.seed,
+        policy_kwargs=policy_kwargs(args, spec, config),
+        device="cpu",
+        verbose=0,
     )
-    baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
-    latest_eval: dict[str, dict] = {}
-    record_games = run_dir / "eval_games.jsonl"  # --record-eval: every evaluation game
+    if start_from is not None:
+        model.policy.load_state_dict(start_from.state_dict())
+    return model
 
-    earlier_seconds = earlier_training_seconds(run_dir) if resumed_from is not None else 0.0
 
-    def clock() -> float:
+def resume_model(run_dir: Path, meta: dict, env, args: Args, threads: int):
+    """The run's model from `checkpoints/latest.zip`; the resume is recorded in config.json's `resumes`."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run_dir / "checkpoints" / "latest.zip", env=env, device="cpu")
+    meta["resumes"].append(
+        {
+            "at": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "from_timesteps": int(model.num_timesteps),
+            "total_timesteps": args.total_timesteps,
+            "torch_threads": threads,
+            **provenance(),  # the git commit, from a checkout only
+        }
+    )
+    atomic_write_text(run_dir / "config.json", json.dumps(meta, indent=2))
+    return model
+
+
+@dataclass
+class RunFolder:
+    """A run folder while it trains: its logs, its TensorBoard writer, its checkpoints and its clock."""
+
+    path: Path
+    progress: CsvLog  # progress.csv: SB3's records, one row per rollout
+    evals: CsvLog  # eval.csv
+    writer: Any  # TensorBoard's SummaryWriter
+    started: float  # time.time() when this segment began
+    earlier_seconds: float  # wall seconds of the run's earlier segments
+
+    @classmethod
+    def open(cls, path: Path, solo: bool, resumed_from: int | None, started: float) -> RunFolder:
+        """The logs of a new run, or of one resumed from the checkpoint at `resumed_from` timesteps (their
+        later rows set aside in *.superseded.csv, TensorBoard's later events purged)."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        progress = CsvLog(path / "progress.csv", PROGRESS_COLUMNS)
+        evals = CsvLog(path / "eval.csv", SOLO_EVAL_COLUMNS if solo else EVAL_COLUMNS)
+        if resumed_from is not None:
+            moved = progress.truncate_after(resumed_from) + evals.truncate_after(resumed_from)
+            if moved:
+                print(f"{moved} log rows from after the checkpoint moved to *.superseded.csv", file=sys.stderr)
+        writer = SummaryWriter(str(path), purge_step=resumed_from)
+        earlier = earlier_training_seconds(path) if resumed_from is not None else 0.0
+        return cls(path, progress, evals, writer, started, earlier)
+
+    def clock(self) -> float:
         """Wall seconds of the whole run so far: earlier segments, warm start and evaluations included."""
-        return round(earlier_seconds + time.time() - segment_started, 1)
+        return round(self.earlier_seconds + time.time() - self.started, 1)
 
-    def choose_opponents(timesteps: int) -> None:
-        """Greedy alone during the curriculum's first `greedy_timesteps`, then the league (or `opponent`)."""
-        if solo:
-            return
-        if timesteps < args.greedy_timesteps:
-            env.set_opponents(baselines["greedy"])
-        elif league is not None:
-            env.set_opponents(*league.opponents())
+    def checkpoint(self, model, timesteps: int) -> None:
+        """`checkpoints/step_*.zip`, `checkpoints/latest.zip` and the clock at `timesteps`."""
+        atomic_save_model(model, self.path / "checkpoints" / f"step_{timesteps:012d}.zip")
+        atomic_save_model(model, self.path / "checkpoints" / "latest.zip")
+        atomic_write_text(self.path / CLOCK, json.dumps({"timesteps": timesteps, "seconds": self.clock()}))
+
+
+class Evaluator:
+    """The learner against random and greedy on the fixed evaluation games, seats rotated (one-player games:
+    its mean score beside theirs), logged to eval.csv, TensorBoard and learning_curve.png."""
+
+    def __init__(self, args: Args, spec, config, run: RunFolder):
+        from fruit_envs.agents import make_agent
+
+        self.args, self.spec, self.config, self.run = args, spec, config, run
+        self.solo = config.num_players == 1
+        self.baselines = {name: make_agent(name, spec, config) for name in ("random", "greedy")}
+        self.latest: dict[str, dict] = {}  # the latest result of each opponent (one-player games: each agent)
+        self.record_games = run.path / "eval_games.jsonl"  # --record-eval: every evaluation game
+        players = f"{config.num_players} player{'s' * (not self.solo)}"
+        self.title = f"{spec.name}, {players}: PPO ({'alone' if self.solo else args.opponent})"
+
+    def evaluate(self, model, timesteps: int) -> None:
+        """Evaluate the model as it is at `timesteps`, log the results and redraw the learning curve."""
+        from fruit_envs.agents.ppo import PPOAgent
+
+        agent = PPOAgent(model, self.spec, self.config, deterministic=self.args.eval_deterministic)
+        if self.solo:
+            self._alone(agent, timesteps)
         else:
-            env.set_opponents(args.opponent)
+            self._against_baselines(agent, timesteps)
+        self.run.writer.flush()
+        path = self.run.path
+        plot_learning_curve(path / "eval.csv", path / "learning_curve.png", self.title, self.config.num_players)
 
-    choose_opponents(int(model.num_timesteps))
+    def _against_baselines(self, agent, timesteps: int) -> None:
+        from fruit_envs.agents.arena import evaluate
 
-    def evaluate_baselines_alone() -> None:
-        """One-player games: the baselines' mean scores on the evaluation games, logged once per run."""
-        logged = {r["agent"] for r in eval_log.rows()}
-        for name, baseline in baselines.items():
-            start = time.time()
-            record = args.record_eval and name not in logged  # recorded once, like the row
-            result = evaluate_alone(
-                spec,
-                config,
-                baseline,
-                args.eval_games,
-                seed=args.eval_seed,
-                record_to=record_games if record else None,
-                record_meta={"timesteps": 0, "agent": name},
-            )
-            result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3), run_seconds=clock())
-            if name not in logged:
-                eval_log.append(result)
-            latest_eval[name] = result
-
-    def run_evaluation(timesteps: int) -> None:
-        agent = PPOAgent(model, spec, config, deterministic=args.eval_deterministic)
-        title = (
-            f"{spec.name}, {config.num_players} player{'s' * (not solo)}: PPO ({'alone' if solo else args.opponent})"
-        )
-        if solo:
-            if "random" not in latest_eval:
-                evaluate_baselines_alone()
-            start = time.time()
-            result = evaluate_alone(
-                spec,
-                config,
-                agent,
-                args.eval_games,
-                seed=args.eval_seed,
-                record_to=record_games if args.record_eval else None,
-                record_meta={"timesteps": timesteps, "agent": "ppo"},
-            )
-            result.update(timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3), run_seconds=clock())
-            eval_log.append(result)
-            latest_eval["ppo"] = result
-            writer.add_scalar("eval/mean_score", result["mean_score"], timesteps)
-            writer.add_scalar("eval/mean_score_low", result["score_low"], timesteps)
-            for name in baselines:
-                writer.add_scalar(f"eval/mean_score_{name}", latest_eval[name]["mean_score"], timesteps)
-            writer.flush()
-            plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title, config.num_players)
-            return
-        for name, opponent in baselines.items():
+        args, writer = self.args, self.run.writer
+        for name, opponent in self.baselines.items():
             start = time.time()
             result = evaluate(
-                spec,
-                config,
+                self.spec,
+                self.config,
                 agent,
                 opponent,
                 args.eval_games,
                 seed=args.eval_seed,
-                record_to=record_games if args.record_eval else None,
+                record_to=self.record_games if args.record_eval else None,
                 record_meta={"timesteps": timesteps, "opponent": name},
             )
             result.update(timesteps=timesteps, opponent=name, seconds=round(time.time() - start, 3))
-            result.update(run_seconds=clock())
-            eval_log.append(result)
-            latest_eval[name] = result
+            result.update(run_seconds=self.run.clock())
+            self.run.evals.append(result)
+            self.latest[name] = result
             writer.add_scalar(f"eval/win_rate_vs_{name}", result["win_rate"], timesteps)
             writer.add_scalar(f"eval/win_rate_low_vs_{name}", result["win_rate_low"], timesteps)
             writer.add_scalar(f"eval/draw_rate_vs_{name}", result["draws"] / result["games"], timesteps)
             writer.add_scalar(f"eval/truncated_rate_vs_{name}", result["truncated_rate"], timesteps)
-        writer.flush()
-        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", title, config.num_players)
 
-    def checkpoint(timesteps: int) -> None:
-        atomic_save_model(model, run_dir / "checkpoints" / f"step_{timesteps:012d}.zip")
-        atomic_save_model(model, run_dir / "checkpoints" / "latest.zip")
-        atomic_write_text(run_dir / CLOCK, json.dumps({"timesteps": timesteps, "seconds": clock()}))
+    def _alone(self, agent, timesteps: int) -> None:
+        """One-player games: PPO's mean score, beside the baselines' (played at the first evaluation)."""
+        from fruit_envs.agents.arena import evaluate_alone
 
-    class Callback(BaseCallback):
-        def __init__(self, interrupted: Interrupted):
-            super().__init__()
-            self.interrupted = interrupted
-            self.next_eval = (model.num_timesteps // args.eval_every + 1) * args.eval_every
-            self.next_ckpt = (model.num_timesteps // args.checkpoint_every + 1) * args.checkpoint_every
-            self.iterations = 0
-            self.finished = self.truncated = 0  # games of the current rollout (truncated_rate)
-            self.bar = None
+        if "random" not in self.latest:
+            self._baselines_alone()
+        start = time.time()
+        result = evaluate_alone(
+            self.spec,
+            self.config,
+            agent,
+            self.args.eval_games,
+            seed=self.args.eval_seed,
+            record_to=self.record_games if self.args.record_eval else None,
+            record_meta={"timesteps": timesteps, "agent": "ppo"},
+        )
+        result.update(
+            timesteps=timesteps, agent="ppo", seconds=round(time.time() - start, 3), run_seconds=self.run.clock()
+        )
+        self.run.evals.append(result)
+        self.latest["ppo"] = result
+        writer = self.run.writer
+        writer.add_scalar("eval/mean_score", result["mean_score"], timesteps)
+        writer.add_scalar("eval/mean_score_low", result["score_low"], timesteps)
+        for name in self.baselines:
+            writer.add_scalar(f"eval/mean_score_{name}", self.latest[name]["mean_score"], timesteps)
 
-        def _on_training_start(self):
-            self.bar = progress_bar(
-                args.total_timesteps, model.num_timesteps, unit="step", desc=spec.id, disable=not args.progress
+    def _baselines_alone(self) -> None:
+        """One-player games: the baselines' mean scores on the evaluation games, logged once per run."""
+        from fruit_envs.agents.arena import evaluate_alone
+
+        logged = {r["agent"] for r in self.run.evals.rows()}
+        for name, baseline in self.baselines.items():
+            start = time.time()
+            record = self.args.record_eval and name not in logged  # recorded once, like the row
+            result = evaluate_alone(
+                self.spec,
+                self.config,
+                baseline,
+                self.args.eval_games,
+                seed=self.args.eval_seed,
+                record_to=self.record_games if record else None,
+                record_meta={"timesteps": 0, "agent": name},
             )
+            result.update(timesteps=0, agent=name, seconds=round(time.time() - start, 3), run_seconds=self.run.clock())
+            if name not in logged:
+                self.run.evals.append(result)
+            self.latest[name] = result
 
-        def _on_step(self) -> bool:
-            self.bar.update(args.num_envs)
-            for info in self.locals["infos"]:
-                if "episode" in info:  # a finished game
-                    self.finished += 1
-                    self.truncated += info["TimeLimit.truncated"]
-            return self.interrupted.signal is None
+    def done_at(self, timesteps: int) -> bool:
+        """Whether the learner was last evaluated at `timesteps`."""
+        return self.latest.get("ppo" if self.solo else "random", {}).get("timesteps") == timesteps
 
-        def _on_rollout_end(self) -> None:
-            if self.finished:
-                self.logger.record("rollout/truncated_rate", self.truncated / self.finished)
-            self.finished = self.truncated = 0
-            self.iterations += 1
-            t = model.num_timesteps
-            if league is not None and self.iterations % args.snapshot_every == 0:
-                league.add_snapshot(t)
-                choose_opponents(t)
-            elif t >= args.greedy_timesteps > t - args.num_envs * args.n_steps:  # the curriculum moves on
-                choose_opponents(t)
-            if t >= self.next_eval:
-                run_evaluation(t)
-                self.next_eval += args.eval_every
-            if t >= self.next_ckpt:
-                checkpoint(t)
-                self.next_ckpt += args.checkpoint_every
-            if solo:
-                score = latest_eval.get("ppo", {}).get("mean_score")
-                self.bar.set_postfix(mean_score="-" if score is None else f"{score:.1f}", refresh=False)
-            else:
-                postfix = {name: f"{r['win_rate']:.2f}" for name, r in latest_eval.items()}
-                self.bar.set_postfix(win_vs=postfix or "-", refresh=False)
+    def postfix(self) -> dict:
+        """The progress bar's note: the latest mean score, or win rates against each opponent."""
+        if self.solo:
+            score = self.latest.get("ppo", {}).get("mean_score")
+            return {"mean_score": "-" if score is None else f"{score:.1f}"}
+        return {"win_vs": {name: f"{r['win_rate']:.2f}" for name, r in self.latest.items()} or "-"}
 
-        def _on_training_end(self):
-            self.bar.close()
+    def summary(self) -> dict:
+        """summary.json's `eval`: the latest numbers against each opponent (one-player games: of each agent)."""
+        keys = SOLO_SUMMARY if self.solo else WIN_SUMMARY
+        return {name: {key: result[key] for key in keys} for name, result in self.latest.items()}
 
-    if resume_dir is None and (args.bc_games > 0 or args.bc_data):
-        warm_start(args, spec, config, model, run_dir)
-    if resume_dir is None and (args.bc_games > 0 or args.bc_data or start_from is not None):
-        run_evaluation(0)  # where PPO starts from
 
+class Opponents:
+    """Who plays the opponents' seats: greedy alone during the curriculum's first `greedy_timesteps`, then the
+    self-play league (a snapshot every `snapshot_every` rollouts) or the fixed `opponent`; a one-player game
+    has none."""
+
+    def __init__(self, env, args: Args, league: League | None, greedy, solo: bool):
+        self.env, self.args, self.league, self.greedy, self.solo = env, args, league, greedy, solo
+
+    def choose(self, timesteps: int) -> None:
+        if self.solo:
+            return
+        if timesteps < self.args.greedy_timesteps:
+            self.env.set_opponents(self.greedy)
+        elif self.league is not None:
+            self.env.set_opponents(*self.league.opponents())
+        else:
+            self.env.set_opponents(self.args.opponent)
+
+    def after_rollout(self, rollouts: int, timesteps: int) -> None:
+        """After the `rollouts`-th rollout of this segment: a league snapshot on its schedule, and a new choice
+        then or where the curriculum has just ended."""
+        args = self.args
+        if self.league is not None and rollouts % args.snapshot_every == 0:
+            self.league.add_snapshot(timesteps)
+            self.choose(timesteps)
+        elif timesteps >= args.greedy_timesteps > timesteps - args.num_envs * args.n_steps:
+            self.choose(timesteps)
+
+
+class LearningLoop:
+    """What happens between PPO's decisions and after each rollout: the progress bar, the rollout's truncated
+    share, the opponents, evaluations and checkpoints on their schedules; a signal stops it at the next
+    decision."""
+
+    def __init__(
+        self, args: Args, spec, model, run: RunFolder, opponents: Opponents, evaluator: Evaluator, interrupted
+    ):
+        self.args, self.spec, self.model, self.run = args, spec, model, run
+        self.opponents, self.evaluator, self.interrupted = opponents, evaluator, interrupted
+        self.next_eval = (model.num_timesteps // args.eval_every + 1) * args.eval_every
+        self.next_ckpt = (model.num_timesteps // args.checkpoint_every + 1) * args.checkpoint_every
+        self.rollouts = 0
+        self.finished = self.truncated = 0  # games of the current rollout (truncated_rate)
+        self.bar = None
+
+    def start(self) -> None:
+        args = self.args
+        self.bar = progress_bar(
+            args.total_timesteps, self.model.num_timesteps, unit="step", desc=self.spec.id, disable=not args.progress
+        )
+
+    def step(self, infos: list[dict]) -> bool:
+        """After each decision of the batch: False stops training (a signal came)."""
+        self.bar.update(self.args.num_envs)
+        for info in infos:
+            if "episode" in info:  # a finished game
+                self.finished += 1
+                self.truncated += info["TimeLimit.truncated"]
+        return self.interrupted.signal is None
+
+    def rollout_end(self, logger) -> None:
+        """After each rollout (`logger`: SB3's, for progress.csv and TensorBoard)."""
+        if self.finished:
+            logger.record("rollout/truncated_rate", self.truncated / self.finished)
+        self.finished = self.truncated = 0
+        self.rollouts += 1
+        t = self.model.num_timesteps
+        self.opponents.after_rollout(self.rollouts, t)
+        if t >= self.next_eval:
+            self.evaluator.evaluate(self.model, t)
+            self.next_eval += self.args.eval_every
+        if t >= self.next_ckpt:
+            self.run.checkpoint(self.model, t)
+            self.next_ckpt += self.args.checkpoint_every
+        self.bar.set_postfix(**self.evaluator.postfix(), refresh=False)
+
+    def end(self) -> None:
+        self.bar.close()
+
+    def callback(self):
+        """The loop as SB3's callback (SB3, and torch with it, is imported only when a run trains)."""
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        loop = self
+
+        class Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                loop.start()
+
+            def _on_step(self) -> bool:
+                return loop.step(self.locals["infos"])
+
+            def _on_rollout_end(self) -> None:
+                loop.rollout_end(self.logger)
+
+            def _on_training_end(self) -> None:
+                loop.end()
+
+        return Callback()
+
+
+def learn(args: Args, spec, model, run: RunFolder, opponents: Opponents, evaluator: Evaluator) -> dict:
+    """PPO up to `total_timesteps`, then a checkpoint, a last evaluation (unless one just ran), model.zip and
+    summary.json; SIGINT/SIGTERM stops at the next decision with the checkpoint saved (exit 128 + signal)."""
     started = time.time()
     with Interrupted() as interrupted:
         remaining = args.total_timesteps - model.num_timesteps
         if remaining > 0:
-            model.learn(remaining, callback=Callback(interrupted), reset_num_timesteps=False, progress_bar=False)
+            loop = LearningLoop(args, spec, model, run, opponents, evaluator, interrupted)
+            model.learn(remaining, callback=loop.callback(), reset_num_timesteps=False, progress_bar=False)
         t = int(model.num_timesteps)
-        checkpoint(t)
+        run.checkpoint(model, t)
         if interrupted.signal is not None:
-            writer.close()
+            run.writer.close()
             name = signal.Signals(interrupted.signal).name
             print(
-                f"\n{name}: checkpoint saved at {t} timesteps in {run_dir}\n"
-                f"resume with: python -m fruit_envs.training.train_ppo --resume {run_dir}",
+                f"\n{name}: checkpoint saved at {t} timesteps in {run.path}\n"
+                f"resume with: python -m fruit_envs.training.train_ppo --resume {run.path}",
                 file=sys.stderr,
             )
-            return {"run_dir": run_dir, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}
-        if latest_eval.get("ppo" if solo else "random", {}).get("timesteps") != t:
-            run_evaluation(t)
-    atomic_save_model(model, run_dir / "model.zip")
-    writer.close()
+            return {"run_dir": run.path, "timesteps": t, "interrupted": name, "exit_code": 128 + interrupted.signal}
+        if not evaluator.done_at(t):
+            evaluator.evaluate(model, t)
+    atomic_save_model(model, run.path / "model.zip")
+    run.writer.close()
     summary = {
-        "run_dir": run_dir,
+        "run_dir": run.path,
         "timesteps": t,
         "seconds": round(time.time() - started, 1),
-        "total_seconds": clock(),
-        "eval": {k: {kk: v[kk] for kk in (SOLO_SUMMARY if solo else WIN_SUMMARY)} for k, v in latest_eval.items()},
+        "total_seconds": run.clock(),
+        "eval": evaluator.summary(),
         "exit_code": 0,
     }
-    atomic_write_text(run_dir / "summary.json", json.dumps({**summary, "run_dir": str(run_dir)}, indent=2))
+    atomic_write_text(run.path / "summary.json", json.dumps({**summary, "run_dir": str(run.path)}, indent=2))
     return summary
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
+from fruit_envs.agents.greedy import own_part
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
 
@@ -23,7 +24,9 @@ class CherryPickingGreedy:
 
     def __init__(self, config):
         self.config = config
-        self.layout = R.observation_layout(config)
+        layout = R.observation_layout(config)
+        self.plants = layout["plants"]  # the card under each plant, one-hot per plant
+        self.own_pile = own_part(layout["piles"], config.num_players)  # own harvest pile's card counts
 
     def _potential(self, pile: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """Bonus-building worth of `cards` (B, K) for piles (B, 53) beyond the immediate gain."""
@@ -40,10 +43,9 @@ class CherryPickingGreedy:
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
         `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        lay = self.layout
         b = len(obs)
-        plants = obs[:, lay["plants"]].reshape(b, C.N_PLANTS, C.N_CARD_TYPES).argmax(axis=2)  # (B, 6)
-        pile = obs[:, lay["piles"]][:, : C.N_CARD_TYPES].astype(np.int64)  # own pile
+        plants = obs[:, self.plants].reshape(b, C.N_PLANTS, C.N_CARD_TYPES).argmax(axis=2)  # (B, 6)
+        pile = obs[:, self.own_pile].astype(np.int64)
         base = R.score_piles(pile, self.config.same_sort_bonus)
         candidates = np.repeat(pile[:, None, :], C.N_PLANTS, axis=1)
         np.put_along_axis(candidates, plants[:, :, None], np.take_along_axis(candidates, plants[:, :, None], 2) + 1, 2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
+from fruit_envs.agents.greedy import own_part
 from fruit_envs.games.fruit_picking import components as C
 from fruit_envs.games.fruit_picking import rules as R
 
@@ -36,7 +37,15 @@ class FruitPickingGreedy:
 
     def __init__(self, config):
         self.config = config
-        self.layout = R.observation_layout(config)
+        layout, p = R.observation_layout(config), config.num_players
+        self.farm_order = layout["farm_order"]  # type of positions 1..6, one-hot each
+        self.target = layout["target"]  # the turn's target position, one-hot
+        self.market = layout["market"]  # card code per slot, one-hot (or empty)
+        self.price = layout["price"]  # price per slot
+        self.drawn = layout["drawn"]  # the two cards of a pending two-card draw, one-hot each
+        self.own_seeds = own_part(layout["seeds"], p)  # seeds on own farm cards, per position
+        self.own_storage = own_part(layout["storage"], p).start  # seeds in own storage
+        self.own_bought = own_part(layout["bought"], p)  # own market cards, per kind
 
     def _card_values(self, own: np.ndarray) -> np.ndarray:
         """`(B, 5)` worth of one more card of each kind for kind counts `own (B, 5)`."""
@@ -52,16 +61,16 @@ class FruitPickingGreedy:
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
         `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        lay, b = self.layout, len(obs)
+        b = len(obs)
         rows = np.arange(b)
         farm = np.zeros((b, C.N_POSITIONS), dtype=np.int64)
-        farm[:, 1:] = obs[:, lay["farm_order"]].reshape(b, 6, 6).argmax(axis=2) + 1
-        seeds = np.rint(obs[:, lay["seeds"]][:, : C.N_POSITIONS]).astype(np.int64)
-        storage = np.rint(obs[:, lay["storage"]][:, 0]).astype(np.int64)
-        market = obs[:, lay["market"]].reshape(b, R.MAX_SLOTS, C.N_CODES + 1).argmax(axis=2)
+        farm[:, 1:] = obs[:, self.farm_order].reshape(b, C.N_POSITIONS - 1, -1).argmax(axis=2) + 1
+        seeds = np.rint(obs[:, self.own_seeds]).astype(np.int64)
+        storage = np.rint(obs[:, self.own_storage]).astype(np.int64)
+        market = obs[:, self.market].reshape(b, R.MAX_SLOTS, C.N_CODES + 1).argmax(axis=2)
         slot_type = np.where(market < C.N_CODES, 2 + market % N_KINDS, -1)  # farm type of each slot
-        price = np.rint(obs[:, lay["price"]]).astype(np.int64)
-        own = np.rint(obs[:, lay["bought"]][:, :N_KINDS]).astype(np.int64)
+        price = np.rint(obs[:, self.price]).astype(np.int64)
+        own = np.rint(obs[:, self.own_bought]).astype(np.int64)
         values = self._card_values(own)  # (B, 5)
         slot_value = np.where(slot_type >= 2, values[rows[:, None], np.maximum(slot_type - 2, 0)], 0.0)
         slot_value = slot_value - self.PRICE_WEIGHT * price
@@ -77,12 +86,12 @@ class FruitPickingGreedy:
         for position in range(1, C.N_POSITIONS):
             sown, target = R.sow(seeds, np.full(b, position))
             scores[:, R.PLANT_BASE + position - 1] = target_value(target, sown[:, C.HOUSE])
-        current = obs[:, lay["target"]].argmax(axis=1)
+        current = obs[:, self.target].argmax(axis=1)
         kind_type = farm[rows, current]
         scores[:, R.WATER] = self.WATER_WEIGHT * np.minimum(C.FARM_COUNT[kind_type], storage)
         scores[:, R.BUY_BASE : R.BUY_BASE + R.MAX_SLOTS] = slot_value
         scores[:, R.DRAW_ONE] = 1.0
-        drawn = obs[:, lay["drawn"]].reshape(b, 2, C.N_CODES).argmax(axis=2) % N_KINDS
+        drawn = obs[:, self.drawn].reshape(b, 2, C.N_CODES).argmax(axis=2) % N_KINDS
         scores[:, R.KEEP_BASE : R.KEEP_BASE + 2] = values[rows[:, None], drawn]
         return scores
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
+from fruit_envs.agents.greedy import columns, own_part
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
@@ -63,39 +64,51 @@ class JuicyFruitsGreedy:
 
     def __init__(self, config):
         self.config = config
-        self.layout = R.observation_layout(config)
         self.factory = R.has_factory(config)
+        layout, p = R.observation_layout(config), config.num_players
+        ships, width = own_part(layout["ships"], p), R.N_SHIP_FEATURES  # own ships: a row of features each
+        blocks = ("phase", "board", "stacks", "pending_cell", "pending_token", "pending_rotation")
+        self.obs_columns = {  # what the heuristic reads, by name: one column (int) or several
+            **{name: layout[name] for name in blocks},
+            "final_round": layout["final_round"].start,
+            "pending_amount": layout["pending_amount"].start,
+            "fruit": own_part(layout["fruit"], p),  # own reserve
+            "island": own_part(layout["islands"], p),  # own island: channel-major planes of its cells
+            "ship_present": columns(ships, R.SHIP_COLUMNS["present"].start, width),  # (12,)
+            "ship_cost": columns(ships, R.SHIP_COLUMNS["cost"], width),  # (12, 5)
+            "ship_points": columns(ships, R.SHIP_COLUMNS["points"].start, width),  # (12,)
+        }
         self.token_worth = TOKEN_WORTH.copy()
         if self.factory:
+            self.obs_columns["discs"] = own_part(layout["factory_discs"], p)  # own discs per factory node
+            self.obs_columns["pending_arrow"] = layout["pending_arrow"]
             self.token_worth[C.LEMONADE] = LEMONADE_WORTH
 
     # -- reading the observation -------------------------------------------------------------------
 
     def _read(self, obs: np.ndarray) -> dict:
-        lay, b = self.layout, len(obs)
-        planes = obs[:, lay["islands"]][:, : R.N_CHANNELS * G.N_CELLS].reshape(b, R.N_CHANNELS, G.N_CELLS)
-        ships = obs[:, lay["ships"]][:, : C.N_SHIPS_PER_ISLAND * R.N_SHIP_FEATURES]
-        ships = ships.reshape(b, C.N_SHIPS_PER_ISLAND, R.N_SHIP_FEATURES)
-        board = obs[:, lay["board"]].reshape(b, R.N_SLOTS, C.N_TOKENS)
+        col, b = self.obs_columns, len(obs)
+        planes = obs[:, col["island"]].reshape(b, R.N_CHANNELS, G.N_CELLS)
+        board = obs[:, col["board"]].reshape(b, R.N_SLOTS, C.N_TOKENS)
         return {
-            "phase": obs[:, lay["phase"]].argmax(axis=1),
-            "final_round": obs[:, lay["final_round"]][:, 0] > 0.5,
-            "fruit": np.rint(obs[:, lay["fruit"]][:, : C.N_FRUITS] * 10).astype(np.int64),
+            "phase": obs[:, col["phase"]].argmax(axis=1),
+            "final_round": obs[:, col["final_round"]] > 0.5,
+            "fruit": np.rint(obs[:, col["fruit"]] * 10).astype(np.int64),
             "planes": planes,
             "free": planes[:, CH["empty"]] > 0.5,
-            "ship_present": ships[:, :, 0] > 0.5,
-            "ship_cost": np.rint(ships[:, :, 1 : 1 + C.N_FRUITS] * 3).astype(np.int64),
-            "ship_points": ships[:, :, 1 + C.N_FRUITS] * 4,
+            "ship_present": obs[:, col["ship_present"]] > 0.5,
+            "ship_cost": np.rint(obs[:, col["ship_cost"]] * 3).astype(np.int64),
+            "ship_points": obs[:, col["ship_points"]] * 4,
             "board_token": np.where(board.any(axis=2), board.argmax(axis=2), -1),  # (B, 20)
-            "stacks": np.rint(obs[:, lay["stacks"]] * C.STACK_SIZE).astype(np.int64),
+            "stacks": np.rint(obs[:, col["stacks"]] * C.STACK_SIZE).astype(np.int64),
             "pending_cell": np.where(
-                obs[:, lay["pending_cell"]].any(axis=1), obs[:, lay["pending_cell"]].argmax(axis=1), 0
+                obs[:, col["pending_cell"]].any(axis=1), obs[:, col["pending_cell"]].argmax(axis=1), 0
             ),
             "pending_token": np.where(
-                obs[:, lay["pending_token"]].any(axis=1), obs[:, lay["pending_token"]].argmax(axis=1), 0
+                obs[:, col["pending_token"]].any(axis=1), obs[:, col["pending_token"]].argmax(axis=1), 0
             ),
-            "rotation": obs[:, lay["pending_rotation"]].argmax(axis=1),
-            "amount": np.rint(obs[:, lay["pending_amount"]][:, 0] * R.MAX_SPLIT).astype(np.int64),
+            "rotation": obs[:, col["pending_rotation"]].argmax(axis=1),
+            "amount": np.rint(obs[:, col["pending_amount"]] * R.MAX_SPLIT).astype(np.int64),
         }
 
     def _fruit_weights(self, v: dict) -> np.ndarray:
@@ -226,10 +239,10 @@ class JuicyFruitsGreedy:
         return scores
 
     def _factory_scores(self, obs, v, weights, charge, scores, factory) -> None:
-        lay = self.layout
-        own = np.rint(obs[factory][:, lay["factory_discs"]][:, : C.N_NODES] * C.FACTORY_DISCS)  # (m, 12)
+        col = self.obs_columns
+        own = np.rint(obs[factory][:, col["discs"]] * C.FACTORY_DISCS)  # (m, 12)
         onto_own = own[:, C.ARROW_TO] > 0  # (m, 14)
-        pending = obs[factory][:, lay["pending_arrow"]] > 0.5  # the free ride, if any
+        pending = obs[factory][:, col["pending_arrow"]] > 0.5  # the free ride, if any
         planes = v["planes"][factory]
         lemonade = planes[:, CH["stall"] + C.STALL_LEMONADE].any(axis=1)  # (m,)
         gain = np.where(onto_own, 0.0, C.NODE_POINTS[C.ARROW_TO]) + FACTORY_PROGRESS

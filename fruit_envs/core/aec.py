@@ -16,6 +16,7 @@ from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
 from fruit_envs.core.errors import IllegalActionError, ResetNeededError, StateError
+from fruit_envs.core.rules_api import game_rules, phase_name
 from fruit_envs.core.spec import GameSpec, get_spec
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -66,7 +67,7 @@ class _GlobalState:
 
 def _all_masks_at_once(spec: GameSpec) -> bool:
     """Whether every seat decides each position and the rules give all seats' masks in one call."""
-    return spec.simultaneous and hasattr(spec.rules, "legal_masks")
+    return spec.simultaneous and game_rules(spec).legal_masks is not None
 
 
 class _LegalMasks:
@@ -151,7 +152,7 @@ class _SingleGame:
         self.spec = get_spec(game)
         self.config = self.spec.make_config(num_players, **options)
         self._masks_at_once = _all_masks_at_once(self.spec)
-        self._advance = getattr(self.spec.rules, "advance", None)  # step, mask and observation in one call
+        self._advance = game_rules(self.spec).advance  # step, mask and observation in one call
         _check_render_mode(render_mode)
         self.render_mode = render_mode
         if render_seat is not None and (
@@ -462,9 +463,7 @@ _NEED_RESET = _SET_BY_RESET | {"agents", "num_agents"}
 
 
 def _phase(env) -> str:
-    names = getattr(env.rules, "PHASE_NAMES", None)
-    phase = getattr(env.game_state, "phase", None)
-    return "play" if names is None or phase is None else names[int(phase[0])]
+    return phase_name(env.spec, env.game_state) or "play"
 
 
 class _Guarded(_LoopNeedsReset, wrappers.OrderEnforcingWrapper):

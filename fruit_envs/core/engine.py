@@ -17,6 +17,7 @@ from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import validate
 from fruit_envs.core.errors import IllegalActionError, ResetNeededError
+from fruit_envs.core.rules_api import game_rules, phase_name
 from fruit_envs.core.spec import Config, GameSpec, game_winners, outcome_codes
 
 
@@ -143,6 +144,7 @@ class LearnerBatch:
         self.illegal_penalty = check_illegal_options(illegal_action, illegal_penalty)
         self.spec, self.config = spec, config
         self._move_limit = spec.max_game_length(config) + 1  # opponents' moves in a row, at most
+        self._one_call = game_rules(spec).advance is not None  # one game steps through `rules.advance`
         self.num_envs = int(num_envs)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
@@ -337,7 +339,7 @@ class LearnerBatch:
         `active`: `(N,)` bool, the games that take their action (default all); the others are left as
         they are, their action ignored, with reward 0 and neither terminated nor truncated."""
         self.require_reset("step()")
-        if self.num_envs == 1 and active is None and hasattr(self.rules, "advance") and not self.state.done[0]:
+        if self.num_envs == 1 and active is None and self._one_call and not self.state.done[0]:
             checked = validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions")
             out = self._step_one(int(checked[0]))
             if out is not None:
@@ -418,7 +420,7 @@ class LearnerBatch:
         goes on with the learner to move (most steps), `(obs (O,), mask (A,), reward)` without building
         `step`'s batch of one; otherwise `step`'s dict."""
         self.require_reset("step()")
-        played = self._play_one(action) if hasattr(self.rules, "advance") else None
+        played = self._play_one(action) if self._one_call else None
         if played is None:
             return self.step(np.array([action]))
         reward, after = played
@@ -516,8 +518,4 @@ class LearnerBatch:
         return outcome
 
     def _phase_name(self, g: int) -> str:
-        phase = getattr(self.state, "phase", None)
-        names = getattr(self.rules, "PHASE_NAMES", None)
-        if phase is None or names is None:
-            return "play"
-        return names[int(phase[g])]
+        return phase_name(self.spec, self.state, g) or "play"

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from fruit_envs.core.rules_api import phase_name
 from fruit_envs.core.spec import GameSpec, companion_module, companion_name, get_spec
 
 EXTRA_HINT = "pip install 'fruit_envs[render]'"  # the optional extra that brings Pillow
@@ -180,10 +181,9 @@ def status_line(state, i: int) -> str:
     """`phase, player_k to move` (or `game over`) from the public schema and the game's PHASE_NAMES."""
     if bool(state.done[i]):
         return "game over (truncated)" if bool(state.truncated[i]) else "game over"
-    names = getattr(get_spec(state.GAME).rules, "PHASE_NAMES", None)
-    phase = getattr(state, "phase", None)
+    name = phase_name(get_spec(state.GAME), state, i)
     who = f"player_{int(state.to_move[i])} to move"
-    return who if names is None or phase is None else f"{names[int(phase[i])]}: {who}"
+    return who if name is None else f"{name}: {who}"
 
 
 def view_label(state, seat: int | None) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.core.errors import UnknownOptionError
+from fruit_envs.core.rules_api import RulesModule, check_capabilities
 
 
 def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type | None = None):
@@ -107,13 +108,19 @@ class GameSpec:
     # The safety cap that truncates a game (not a rule; see `outcome_rewards`), in words, or None when
     # no game is ever truncated. `max_game_length` stays an upper bound either way.
     truncation: str | None = None
+    # The optional parts of the rules contract the rules module has (`rules_api.CAPABILITIES`: `advance`,
+    # `legal_masks`, `PHASE_NAMES`, ...): adapters use exactly these, and the conformance suite checks them.
+    capabilities: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_capabilities(self.capabilities, f"GameSpec {self.id!r}")
 
     @property
     def official_player_counts(self) -> tuple[int, ...]:
         return self.rulebook_player_counts or self.player_counts
 
     @property
-    def rules(self) -> ModuleType:
+    def rules(self) -> RulesModule:
         module = _RULES.get(self.rules_module)
         if module is None:
             module = _RULES[self.rules_module] = importlib.import_module(self.rules_module)

@@ -25,6 +25,7 @@ import numpy as np
 
 from fruit_envs.core import rng as frng
 from fruit_envs.core.errors import DescriptionError, InvalidActionError, StateError
+from fruit_envs.core.rules_api import game_rules, position_problems
 from fruit_envs.core.spec import Config, GameSpec, get_spec
 
 # ----------------------------------------------------------------------------------------------
@@ -101,7 +102,7 @@ def field_bounds(spec: GameSpec, config: Config) -> dict[str, tuple]:
         "to_move": (0, config.num_players - 1),
         "step_count": (0, spec.max_game_length(config)),
     }
-    declared = getattr(spec.rules, "field_bounds", None)
+    declared = game_rules(spec).field_bounds
     if declared is not None:
         bounds.update(declared(config))
     return bounds
@@ -170,8 +171,7 @@ def check_state(state: Any, where: str = "state", config: Config | None = None, 
     n = check_arrays(spec, state.config, state.arrays(), where)
     if batch_size is not None and n != batch_size:
         raise StateError(f"{where}: expected a batch of {batch_size} game{'s' * (batch_size != 1)}, got {n}")
-    invariants = getattr(rules, "position_invariants", rules.invariants)
-    problems = invariants(state)
+    problems = position_problems(spec, state)
     if problems:
         raise StateError(f"{where}: not a consistent {spec.name} position: " + "; ".join(problems))
     movable = rules.legal_mask(state).any(axis=1)

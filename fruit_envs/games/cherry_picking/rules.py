@@ -84,6 +84,7 @@ SPEC = GameSpec(
     rules_module=__name__,
     symmetric_seats=True,  # no start player; ties are settled by card values, never by seat
     wait_action=WAIT,
+    capabilities=("PHASE_NAMES", "advance", "legal_masks", "potential", "field_bounds", "position_invariants"),
 )
 
 

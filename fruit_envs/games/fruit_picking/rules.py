@@ -112,6 +112,7 @@ SPEC = GameSpec(
     rules_module=__name__,
     truncation="after max_rounds rounds (option, default 100), or at 12 decisions per turn on average "
     "(components.DECISIONS_PER_TURN_CAP: House replanting loops)",
+    capabilities=("PHASE_NAMES", "advance", "field_bounds", "position_invariants", "truncation_causes"),
 )
 
 

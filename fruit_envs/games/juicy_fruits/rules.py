@@ -225,6 +225,7 @@ SPEC = GameSpec(
     rules_module=__name__,
     truncation=f"after {C.ROUND_CAP} rounds (components.ROUND_CAP), or at the end of a round in which the game "
     "is frozen: no seat can do anything but pass (rules.frozen)",
+    capabilities=("PHASE_NAMES", "advance", "field_bounds", "truncation_causes"),
 )
 
 
@@ -283,6 +284,12 @@ SHIP_FEATURES = np.concatenate(
     [np.ones((C.N_SHIP_TYPES, 1)), C.SHIP_COST / 3.0, C.SHIP_POINTS[:, None] / 4.0], axis=1
 ).astype(np.float32)  # (50, 7): present, fruit counts / 3, points / 4
 N_SHIP_FEATURES = SHIP_FEATURES.shape[1]
+# named columns of a ship's row of the `ships` block (`SHIP_FEATURES`); agents read the observation by these names
+SHIP_COLUMNS = {
+    "present": slice(0, 1),
+    "cost": slice(1, 1 + C.N_FRUITS),
+    "points": slice(1 + C.N_FRUITS, 2 + C.N_FRUITS),
+}
 
 
 # ----------------------------------------------------------------------------------------------

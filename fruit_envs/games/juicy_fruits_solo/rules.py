@@ -71,6 +71,7 @@ SPEC = GameSpec(
     hidden_information=False,  # the pile's contents are public (the rest of the 23 or 24 tokens); its order is drawn
     simultaneous=False,
     rules_module=__name__,
+    capabilities=("PHASE_NAMES", "advance", "field_bounds"),
 )
 
 

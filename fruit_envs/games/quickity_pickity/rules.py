@@ -143,6 +143,7 @@ SPEC = GameSpec(
     # no rule depends on a seat's number: ties go in seat order from the starting player (public, and
     # observed relative to the observer); seats choose at the same moment
     symmetric_seats=True,
+    capabilities=("PHASE_NAMES", "advance", "legal_masks", "potential", "field_bounds", "observation_rows"),
 )
 
 
@@ -180,6 +181,30 @@ SET_FEATURES = 15  # per set row after its owner: size, bonus fruit, broken, val
 PLAYER_FEATURES = 5  # sets, fruit, money+ / 10, money- / 10, cards won
 OPTION_FEATURES = 3  # rounds_to_win / 5, family rule, box hidden
 GAIN_FEATURES = 3  # per action: money gained now / 10, money lost now / 10, every set stays legal
+
+
+def _columns(*parts: tuple[str, int]) -> dict[str, slice]:
+    """Named consecutive columns of one row of an observation block, from each part's width in order."""
+    out, start = {}, 0
+    for name, width in parts:
+        out[name] = slice(start, start + width)
+        start += width
+    return out
+
+
+# Named columns of a row of the blocks above: the card (`card`), a hand (each row of `held`) and a set (each
+# row of `sets`, after its owner's one-hot); agents read the observation by these names.
+CARD_COLUMNS = _columns(
+    ("card", C.N_CARDS), ("values", C.LARGEST_SIZE), ("bonus_colour", len(C.COLOURS)), ("bonus_shape", len(C.SHAPES)),
+    ("bonus", 1),
+)  # fmt: skip
+HELD_COLUMNS = _columns(
+    ("holding", 1), ("expression", len(C.EXPRESSIONS)), ("colour", len(C.COLOURS)), ("shape", len(C.SHAPES)),
+    ("bonus", 1),
+)  # fmt: skip
+SET_COLUMNS = _columns(
+    ("size", 1), ("bonus", 1), ("broken", 1), ("value_pos", 1), ("value_neg", 1), ("bits", C.N_BITS)
+)  # fmt: skip
 
 
 def observation_layout(config: Config) -> dict[str, slice]:

@@ -1,0 +1,149 @@
+"""Benchmark any policy under a fixed, versioned protocol: win shares, anchored ratings and a report card.
+
+    python -m fruit_envs.benchmarks.benchmark greedy --suite quick
+    python -m fruit_envs.benchmarks.benchmark ppo-baseline --suite standard
+    python -m fruit_envs.benchmarks.benchmark runs/<run>/model.zip --suite quick --games cherry_picking
+    python -m fruit_envs.benchmarks.benchmark mypackage.mymodule:make --suite quick --best-response 200000
+    python -m fruit_envs.benchmarks.benchmark --calibrate --suite quick     # the references' anchor ratings
+
+POLICY is an agent name (`greedy`, `random`, `ppo-baseline`, `ppo:PATH`, `search:OPTIONS`, ...), a saved
+MaskablePPO model (`.zip`, played as `ppo:PATH`), `package.module:make`, a factory called
+`make(game_spec, config)` once per game and player count (or an object with a batched `act`), or
+`reference:NAME`, a reference agent of the protocol (`reference:search`: search at the protocol's budget).
+
+The protocol is data: `protocol_v1.yaml` beside this file pins the environment versions, the official
+player counts, the reference agents (random, greedy, the shipped PPO baseline, search at a fixed
+budget), the seeds, the suites and the references' anchor ratings. For every game and player count of
+the suite, and every reference, the policy takes each seat in turn with the reference in every other
+seat (one cell, all its games in one batch, the same deals for every seat and reference). Per cell: win
+share over finished games with its 95% Wilson interval, mean score margin, mean rank (more than two
+players) and truncated share. Per game and player count: an Elo-scale rating fitted against the
+references' fixed ratings (the protocol rating, random = 0; not the tournaments' Elo, whose field mean is
+1500) with a bootstrap interval, and a normalised score (random = 0, the reference search = 100); over the
+suite: the mean normalised score with its interval and each group's part in it. The one-player score
+attack is rated by mean score, normalised the same way. What the numbers cannot measure is flagged: cells
+with many truncated games, ratings set by the prior, intervals the games cannot give. A policy that reads
+the true state (`needs_state`, as search does) is marked privileged in every report. The report folder
+(`--out`, by default `results/benchmark/<policy>_<suite>_<time>/`) holds report.md, report.json and
+report.png. docs/benchmark.md explains the protocol, the scales and the files.
+"""
+
+# The package's modules, each named for what it holds (every public name is re-exported here):
+#   errors         BenchmarkError, PolicyError
+#   protocol       the protocol file, its suites, deals and seeds
+#   policies       POLICY turned into agents; the wrappers that log and check the policy's actions
+#   play           one cell in one batch, and its numbers
+#   ratings        ratings against the anchored references, intervals, the aggregate
+#   run            evaluate: the whole benchmark of a policy
+#   best_response  the exploitability proxy
+#   calibration    the references' anchor ratings
+#   cards          the published reference cards
+#   reports        report.md, report.json, report.png and the terminal's table
+#   cli            the command line (main)
+
+from __future__ import annotations
+
+from fruit_envs.benchmarks.benchmark.best_response import run_best_response
+from fruit_envs.benchmarks.benchmark.calibration import anchors_yaml, calibrate
+from fruit_envs.benchmarks.benchmark.cards import (
+    BEST_RESPONSE_CARDS,
+    CARDS,
+    PUBLISHED,
+    cards_index,
+    cards_markdown,
+    cards_summary,
+    load_cards,
+    reference_cards,
+)
+from fruit_envs.benchmarks.benchmark.cli import main
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.play import Cell, cell_numbers, pair_outcomes, play_cell
+from fruit_envs.benchmarks.benchmark.policies import PolicySource, is_privileged, resolve_policy
+from fruit_envs.benchmarks.benchmark.protocol import (
+    HERE,
+    Protocol,
+    cell_seed,
+    check_environments,
+    deal_keys,
+    load_protocol,
+    per_seat,
+    pin_baseline,
+    protocol_path,
+)
+from fruit_envs.benchmarks.benchmark.ratings import (
+    ELO,
+    PRIOR_WEIGHT_WARNING,
+    aggregate,
+    bootstrap_rng,
+    confidence_draws,
+    fit_joint,
+    fit_rating,
+    group_rating,
+    solo_rating,
+)
+from fruit_envs.benchmarks.benchmark.reports import (
+    RATING_SCALE,
+    TRUNCATION_WARNING,
+    markdown,
+    picture,
+    protocol_line,
+    report_figure,
+    report_warnings,
+    summary_table,
+    write_report,
+)
+from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, machine
+
+__all__ = [
+    "BEST_RESPONSE_CARDS",
+    "CARDS",
+    "ELO",
+    "HERE",
+    "PRIOR_WEIGHT_WARNING",
+    "PUBLISHED",
+    "RATING_SCALE",
+    "TRUNCATION_WARNING",
+    "BenchmarkError",
+    "Cell",
+    "PolicyError",
+    "PolicySource",
+    "Protocol",
+    "aggregate",
+    "anchors_yaml",
+    "bootstrap_rng",
+    "calibrate",
+    "cards_index",
+    "cards_markdown",
+    "cards_summary",
+    "cell_numbers",
+    "cell_seed",
+    "check_environments",
+    "confidence_draws",
+    "deal_keys",
+    "default_out",
+    "evaluate",
+    "fit_joint",
+    "fit_rating",
+    "group_rating",
+    "is_privileged",
+    "load_cards",
+    "load_protocol",
+    "machine",
+    "main",
+    "markdown",
+    "pair_outcomes",
+    "per_seat",
+    "picture",
+    "pin_baseline",
+    "play_cell",
+    "protocol_line",
+    "protocol_path",
+    "reference_cards",
+    "report_figure",
+    "report_warnings",
+    "resolve_policy",
+    "run_best_response",
+    "solo_rating",
+    "summary_table",
+    "write_report",
+]

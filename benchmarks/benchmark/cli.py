@@ -1,0 +1,167 @@
+"""The command line, `fruit-envs-benchmark` (also `python -m fruit_envs.benchmarks.benchmark`); its help is
+the package's docstring."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from fruit_envs._cli import non_negative_int, positive_int, prog, writable_dir
+from fruit_envs.agents import AGENT_HELP
+from fruit_envs.benchmarks.benchmark.calibration import calibrate
+from fruit_envs.benchmarks.benchmark.cards import PUBLISHED, reference_cards
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.reports import _json_default, summary_table
+from fruit_envs.benchmarks.benchmark.run import default_out, evaluate
+
+
+def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int | None, list | None]:
+    """(games per cell, games filter) from `--games GAME ...` or `--games N`, `--games-per-cell` and
+    `--games-filter`; a mix or a repeat is a usage error naming the forms allowed."""
+    per_cell, only = args.games_per_cell, args.games_filter
+    if args.games is not None:
+        numbers = [value for value in args.games if value.isdecimal()]
+        if numbers and len(args.games) > 1:
+            parser.error(
+                f"--games takes game names (GAME or GAME:PLAYERS) or one number of games per cell, not both: "
+                f"{' '.join(args.games)}"
+            )
+        if numbers:
+            if per_cell is not None:
+                parser.error("give the games per cell once: --games N or --games-per-cell N")
+            try:
+                per_cell = positive_int(numbers[0])
+            except argparse.ArgumentTypeError as error:
+                parser.error(f"--games: {error}")
+        else:
+            if only is not None:
+                parser.error("give the games once: --games GAME ... or --games-filter GAME ...")
+            only = args.games
+    return per_cell, only
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog("fruit_envs.benchmarks.benchmark"),
+        description=sys.modules[__package__].__doc__,  # the package's docstring: the usage and the protocol
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "policy",
+        nargs="?",
+        help=f"{AGENT_HELP}; or reference:NAME (a reference agent of the protocol, e.g. reference:search at its "
+        "fixed budget)",
+    )
+    parser.add_argument("--suite", default="standard", help="quick, standard or full (default: standard)")
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=None,
+        metavar="GAME",
+        help="only these games (GAME or GAME:PLAYERS); one number instead is the games per cell (--games-per-cell)",
+    )
+    parser.add_argument(
+        "--games-per-cell",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="games per cell, rounded down to a multiple of the player count (default: the suite's)",
+    )
+    parser.add_argument(
+        "--out",
+        type=writable_dir,
+        default=None,
+        help="report folder (default: ./results/benchmark/<policy>_<suite>_<time>/)",
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=None, help="seed of the deals (default: the protocol's)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--best-response",
+        type=non_negative_int,
+        default=None,
+        metavar="STEPS",
+        help="train a fresh PPO for STEPS decisions against the policy in every two-player game; report its win "
+        "share (0: none)",
+    )
+    parser.add_argument("--games-filter", nargs="+", default=None, metavar="GAME", help="the same as --games GAME ...")
+    parser.add_argument(
+        "--references", nargs="+", default=None, help="only these references (the run then does not conform)"
+    )
+    parser.add_argument(
+        "--skip-missing", action="store_true", help="leave out cells whose PPO baseline is not shipped yet"
+    )
+    parser.add_argument("--protocol", default="1", help="protocol version or YAML file (default: 1)")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="instead of a policy: rate the references against each other; print the protocol file's anchors block",
+    )
+    parser.add_argument(
+        "--reference-cards",
+        nargs="*",
+        default=None,
+        metavar="NAME",
+        help="instead of a policy: the published report cards of the references (all four, or the NAMEs given) "
+        "into --out (default: the checkout's benchmarks/results/benchmark/), with the protocol's best response "
+        "against greedy and ppo-baseline (--best-response STEPS to change it, 0 for none); then the index cards.md",
+    )
+    args = parser.parse_args(argv)
+    args.games_per_cell, args.games_filter = _games_arguments(parser, args)
+    from fruit_envs.core.threads import limit_threads
+
+    limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
+    protocol: int | str = int(args.protocol) if args.protocol.isdecimal() else args.protocol
+    try:
+        if args.calibrate:
+            if args.policy is not None:
+                raise BenchmarkError("--calibrate rates the protocol's references; give no POLICY with it")
+            result = calibrate(
+                args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol
+            )
+            if args.out is not None:
+                args.out.mkdir(parents=True, exist_ok=True)
+                (args.out / "calibration.json").write_text(json.dumps(result, indent=2, default=_json_default))
+            print(result["yaml"])
+            return 0
+        if args.reference_cards is not None:
+            if args.policy is not None:
+                raise BenchmarkError("--reference-cards benchmarks the protocol's references; give no POLICY with it")
+            reference_cards(
+                args.out or PUBLISHED,
+                args.suite,
+                args.reference_cards or None,
+                args.best_response,
+                not args.no_progress,
+                protocol,
+            )
+            print((Path(args.out or PUBLISHED) / "cards.md").read_text())
+            return 0
+        if args.policy is None:
+            raise BenchmarkError("give the POLICY to benchmark (an agent name, a model .zip or package.module:make)")
+        source_label = args.policy
+        out = args.out or default_out(source_label, args.suite)
+        report = evaluate(
+            args.policy,
+            suite=args.suite,
+            games=args.games_per_cell,
+            out=out,
+            seed=args.seed,
+            progress=not args.no_progress,
+            best_response=args.best_response or None,
+            only=args.games_filter,
+            references=args.references,
+            skip_missing=args.skip_missing,
+            protocol=protocol,
+        )
+    except BenchmarkError as error:
+        if isinstance(error, PolicyError) and error.traceback:
+            print(f"the policy raised:\n{error.traceback}", file=sys.stderr, end="")
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(summary_table(report))
+    print(f"report in {report['out']}")
+    return 0

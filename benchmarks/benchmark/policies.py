@@ -1,0 +1,146 @@
+"""The policy: every kind of POLICY turned into one agent per game and player count, and the wrappers that
+log its actions and stop a cell at its first fault."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fruit_envs.agents import AGENT_NAMES, make_agent, resolve_agent, state_kwargs
+from fruit_envs.agents.resolve import factory_builder
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+from fruit_envs.benchmarks.benchmark.protocol import Protocol
+from fruit_envs.core import record as frecord
+from fruit_envs.core import validate
+from fruit_envs.core.errors import InvalidActionError
+
+
+@dataclass
+class PolicySource:
+    """What was given as POLICY, and how to build its agent for a game and player count."""
+
+    label: str
+    kind: str  # name, model, object, factory
+    build: Any  # (spec, config) -> agent
+
+
+def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySource:
+    """A `PolicySource` from anything `fruit_envs.agents.resolve_agent` takes (an agent name, a model path,
+    `module:make`, `file.py:make`), `reference:NAME` (a reference agent of the protocol, e.g. search at its
+    fixed budget), an agent or a factory; anything else is a `BenchmarkError` listing what is allowed."""
+    if isinstance(policy, Path):
+        policy = str(policy)
+    if isinstance(policy, str):
+        text = policy.strip()
+        if text.startswith("reference:") and protocol is not None:
+            name = text.partition(":")[2]
+            if name not in protocol.references:
+                raise BenchmarkError(
+                    f"policy {text!r}: protocol v{protocol.version} has references {list(protocol.references)}"
+                )
+            agents = protocol.references[name]
+            return PolicySource(text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config))
+        try:
+            source = resolve_agent(text)
+        except ValueError as error:
+            problem = str(error).removeprefix(f"agent {text!r}: ")
+            raise BenchmarkError(f"policy {text!r}: {problem}") from None
+        return PolicySource(source.label, source.kind, source.build)
+    if hasattr(policy, "act"):
+        return PolicySource(frecord.agent_label(policy), "object", lambda spec, config: policy)
+    if callable(policy):
+        name = getattr(policy, "__qualname__", None) or type(policy).__name__
+        module = getattr(policy, "__module__", None)
+        label = f"{module}:{name}" if module else name
+        return PolicySource(label, "factory", factory_builder(policy, label))
+    raise BenchmarkError(
+        f"policy must be an agent name ({', '.join(AGENT_NAMES)}), a model .zip, 'package.module:make' or "
+        f"'path/to/file.py:make', an object with act(obs, mask, rng) or a factory make(game_spec, config) -> agent; "
+        f"got {policy!r}"
+    )
+
+
+def is_privileged(agent: Any) -> bool:
+    """A policy that reads the true state of the game (`needs_state`, as search does) sees more than its seat."""
+    return bool(getattr(agent, "needs_state", False))
+
+
+class _Fault(Exception):
+    """Raised inside a cell by `_Checked`: the policy's failure at one decision of one game, or, when it
+    raised or answered malformed for the whole batch (`batch`: the cell's games in it), of that batch;
+    `game`, `seat` and `step` then name the batch's first game, the one saved as the replayable example."""
+
+    def __init__(self, problem: str, game: int, seat: int, step: int, attempted: Any = None, batch: Any = None) -> None:
+        super().__init__(problem)
+        self.problem, self.game, self.seat, self.step, self.attempted = problem, game, seat, step, attempted
+        self.batch = None if batch is None else [int(g) for g in batch]
+
+
+class _Logged:
+    """Plays an agent of a cell and writes its actions into the cell's history `(G, T)`, so a game that
+    fails can be saved from its start. Gets the games' states and indices from the arena (`needs_state`,
+    `needs_games`) and passes the state on only to an agent that asks for it."""
+
+    needs_state = True
+    needs_games = True
+
+    def __init__(self, agent: Any, history: np.ndarray):
+        self.agent, self.history = agent, history
+        self.name = frecord.agent_label(agent)
+
+    def choose(self, obs, mask, rng, state, seats, games) -> Any:
+        extra = state_kwargs(self.agent, state, seats)
+        if getattr(self.agent, "needs_games", False):
+            extra["games"] = games
+        return self.agent.act(obs, mask, rng, **extra)
+
+    def act(self, obs, mask, rng, state, seats, games) -> np.ndarray:
+        actions = np.asarray(self.choose(obs, mask, rng, state, seats, games), dtype=np.int64)
+        self.history[games, state.step_count] = actions
+        return actions
+
+
+class _Checked(_Logged):
+    """The policy under test: anything it raises and any action that is malformed (another shape, not an
+    integer, out of range) or illegal stops the cell as a `_Fault` naming the game, seat and step (an
+    exception or a malformed answer belongs to the whole batch: the fault names the batch)."""
+
+    def act(self, obs, mask, rng, state, seats, games) -> np.ndarray:
+        n, num_actions = mask.shape
+        first = (int(games[0]), int(seats[0]), int(state.step_count[0]))
+        try:
+            raw = self.choose(obs, mask, rng, state, seats, games)
+        except Exception as error:
+            raise _Fault(f"raised {type(error).__name__}: {error}", *first, batch=games) from error
+        try:
+            actions = validate.as_actions(raw, n, num_actions, "its actions")
+        except InvalidActionError as error:
+            raise _Fault(
+                f"returned a malformed batch of actions ({error}; one integer action per row of the mask)",
+                *first,
+                attempted=_shown(raw),
+                batch=games,
+            ) from None
+        illegal = ~mask[np.arange(n), actions]
+        if illegal.any():
+            i = int(np.flatnonzero(illegal)[0])
+            legal = np.flatnonzero(mask[i]).tolist()
+            raise _Fault(
+                f"chose action {int(actions[i])}, which is not legal here (legal: {legal})",
+                int(games[i]),
+                int(seats[i]),
+                int(state.step_count[i]),
+                attempted=int(actions[i]),
+            )
+        self.history[games, state.step_count] = actions
+        return actions
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array of dtype {value.dtype} and shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

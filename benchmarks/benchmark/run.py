@@ -1,0 +1,272 @@
+"""The run: `evaluate` checks everything, builds every agent, plays the suite's cells and rates them."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import fruit_envs
+from fruit_envs._cli import progress_bar
+from fruit_envs.agents import make_agent
+from fruit_envs.benchmarks.benchmark.best_response import run_best_response
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.play import play_cell
+from fruit_envs.benchmarks.benchmark.policies import is_privileged, resolve_policy
+from fruit_envs.benchmarks.benchmark.protocol import (
+    Protocol,
+    _parse_only,
+    check_environments,
+    load_protocol,
+    per_seat,
+    protocol_path,
+)
+from fruit_envs.benchmarks.benchmark.ratings import aggregate, group_rating, solo_rating
+from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WARNING, report_warnings, write_report
+from fruit_envs.core import record as frecord
+from fruit_envs.core import validate
+from fruit_envs.core.spec import get_spec
+
+
+def _slug(label: str) -> str:
+    stem = label.rstrip("/").replace("\\", "/").split("/")[-1]
+    stem = stem[:-4] if stem.endswith(".zip") else stem
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("_")[:60] or "policy"
+
+
+def default_out(policy_label: str, suite: str) -> Path:
+    return Path("results", "benchmark", f"{_slug(policy_label)}_{suite}_{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def machine() -> dict:
+    from fruit_envs.core.threads import usable_cores
+
+    versions = {"python": platform.python_version(), "numpy": np.__version__}
+    for name in ("torch", "stable_baselines3", "sb3_contrib"):
+        module = sys.modules.get(name)
+        if module is not None:
+            versions[name] = getattr(module, "__version__", "?")
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cores": usable_cores(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "versions": versions,
+    }
+
+
+def evaluate(
+    policy: Any,
+    suite: str = "standard",
+    games: int | None = None,
+    out: str | Path | None = None,
+    seed: int | None = None,
+    progress: bool = True,
+    best_response: int | None = None,
+    only: Any = None,
+    references: list[str] | None = None,
+    skip_missing: bool = False,
+    protocol: int | str | Path | Protocol = 1,
+    best_response_options: dict | None = None,
+) -> dict:
+    """Benchmark `policy` under the protocol's `suite`; returns the report (and writes report.md, report.json
+    and report.png to `out` when given).
+
+    `games` (per cell, rounded down to a multiple of the player count), `seed`, `only` (games or
+    `(game, players)`) and `references` (a subset of the protocol's) shrink or change the run: the report
+    then says it does not conform to the protocol. `skip_missing` leaves out cells whose reference is not
+    shipped (a PPO baseline not yet trained) instead of refusing the run. `best_response=STEPS` trains a
+    fresh MaskablePPO against the frozen policy in every two-player game of the suite and reports its win
+    share (`best_response_options` override the protocol's training settings).
+    Everything is checked before the first game; a policy fault raises `PolicyError` after saving the
+    failing game (failure.jsonl) and the finished cells (the report files) to `out`."""
+    started, wall = time.strftime("%Y-%m-%d %H:%M:%S"), time.perf_counter()
+    proto = load_protocol(protocol)
+    environments = check_environments(proto)
+    if not isinstance(suite, str) or suite not in proto.suites:
+        raise BenchmarkError(f"unknown suite {suite!r}; protocol v{proto.version} has {list(proto.suites)}")
+    suite_cfg = proto.suites[suite]
+    deviations = []
+    if games is None:
+        games = int(suite_cfg["games_per_cell"])
+    elif not validate.is_int(games) or games < 1:
+        raise BenchmarkError(f"games (per cell) must be a positive integer, got {games!r}")
+    elif games != suite_cfg["games_per_cell"]:
+        deviations.append(f"{games} games per cell instead of {suite_cfg['games_per_cell']}")
+    if seed is None:
+        seed = proto.seed
+    else:
+        if not validate.is_int(seed) or seed < 0:
+            raise BenchmarkError(f"seed must be a non-negative integer, got {seed!r}")
+        if seed != proto.seed:
+            deviations.append(f"seed {seed} instead of {proto.seed}")
+    if references is None:
+        ref_names = list(proto.references)
+    else:
+        unknown = [r for r in references if r not in proto.references]
+        if unknown or not references:
+            raise BenchmarkError(
+                f"unknown references {unknown or references}; protocol v{proto.version} has {list(proto.references)}"
+            )
+        ref_names = [r for r in proto.references if r in references]
+        if ref_names != list(proto.references):
+            deviations.append(f"references {ref_names} only")
+    groups = proto.suite_groups(suite)
+    chosen = _parse_only(only, proto, groups, suite)
+    if chosen != groups:
+        deviations.append(f"only {', '.join(f'{g} {p}p' for g, p in chosen)}")
+    if proto.path.resolve() != protocol_path(proto.version).resolve():
+        deviations.append(f"protocol file {proto.path}, not the published protocol v{proto.version}")
+    if best_response is not None and (not validate.is_int(best_response) or best_response < 1):
+        raise BenchmarkError(f"best_response must be a positive number of training steps, got {best_response!r}")
+    source = resolve_policy(policy, proto)
+    out = None if out is None else validate.writable_dir(out, "results folder")
+
+    # Every agent of every cell is built before the first game: a bad policy or a missing reference is
+    # refused at once, not an hour in.
+    plan, problems, missing, skipped = [], [], [], []
+    for game, p in chosen:
+        spec = get_spec(game)
+        config = spec.make_config(p)
+        try:
+            agent = source.build(spec, config)
+        except BenchmarkError:
+            raise
+        except Exception as error:
+            problems.append(f"{game} with {p} players: {error}")
+            continue
+        refs = []
+        for name in ref_names if p > 1 else []:
+            agent_name = proto.references[name][game]
+            try:
+                refs.append((name, agent_name, make_agent(agent_name, spec, config)))
+            except ValueError as error:
+                if name == "ppo-baseline" and "no PPO baseline is shipped" in str(error):
+                    (skipped if skip_missing else missing).append(f"{game} {p}p ({spec.id}_{p}p.zip)")
+                else:
+                    raise BenchmarkError(f"reference {name} ({agent_name}) for {game} {p}p: {error}") from None
+        plan.append((spec, config, agent, refs))
+    if problems:
+        reasons = {text.split(": ", 1)[1] for text in problems}
+        if len(problems) == len(chosen) and len(reasons) == 1:  # the same refusal everywhere: a bad policy
+            raise BenchmarkError(f"policy {source.label!r}: {reasons.pop()}")
+        raise BenchmarkError(
+            f"policy {source.label!r} cannot play every game of suite {suite!r}: "
+            + "; ".join(problems)
+            + ". Restrict the run to the games it plays (only= / --games GAME[:PLAYERS])"
+        )
+    if missing:
+        raise BenchmarkError(
+            f"protocol v{proto.version} plays the shipped PPO baseline, missing for: {', '.join(missing)}; "
+            f"train and ship them (python -m fruit_envs.training.baselines retrain --games GAME --players N) "
+            f"or leave those cells out with skip_missing / --skip-missing (the report then does not conform)"
+        )
+    if skipped:
+        deviations.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
+    privileged = any(is_privileged(agent) for _, _, agent, _ in plan)
+
+    report: dict[str, Any] = {
+        "protocol": proto.version,
+        "protocol_file": proto.path.name,
+        "protocol_sha256": proto.sha256,
+        "conforms": not deviations,
+        "deviations": deviations,
+        "package": {"fruit_envs": fruit_envs.__version__, **_provenance()},
+        "environments": {g: f"{g}_v{v}" for g, v in environments.items()},
+        "policy": {"label": source.label, "kind": source.kind, "privileged": privileged},
+        "suite": suite,
+        "games_per_cell": games,
+        "seed": seed,
+        "references": {r: proto.references[r] for r in ref_names},
+        "scale_reference": proto.scale_reference,
+        "rating": {k: proto.rating[k] for k in proto.rating},
+        "cells": [],
+        "groups": [],
+        "aggregate": None,
+        "best_response": None,
+        "status": "running",
+        "error": None,
+        "started": started,
+        "machine": machine(),
+    }
+    total = sum(
+        per_seat(games, config.num_players) * config.num_players * max(1, len(refs)) for _, config, _, refs in plan
+    )
+    raws: dict[tuple[str, int], list] = {}
+    try:
+        with progress_bar(total, unit="game", desc="benchmark", disable=not progress) as bar:
+            for spec, config, agent, refs in plan:
+                p = config.num_players
+                for name, agent_name, ref in refs if p > 1 else [(None, None, None)]:
+                    if hasattr(bar, "set_postfix"):
+                        bar.set_postfix(cell=f"{spec.id} {p}p vs {name or 'alone'}")
+                    numbers, raw = play_cell(
+                        spec, config, agent, ref, per_seat(games, p), seed, name, (source.label, name or "")
+                    )
+                    report["cells"].append(
+                        {"game": spec.id, "players": p, "reference": name, "reference_agent": agent_name, **numbers}
+                    )
+                    raws.setdefault((spec.id, p), []).append((name, raw))
+                    bar.update(numbers["games"])
+    except PolicyError as error:
+        report["status"], report["error"] = "stopped", str(error)
+        _finish(report, raws, proto, wall)
+        if out is not None:
+            path = frecord.write_records(out / "failure.jsonl", [error.record])
+            report["failure_record"] = str(path)
+            kept = ""
+            if error.traceback is not None:
+                trace = out / "failure_traceback.txt"
+                trace.write_text(error.traceback)
+                report["failure_traceback"] = str(trace)
+                kept = f"; the policy's traceback is in {trace}"
+            error.args = (
+                f"{error}; the game up to that decision is saved in {path} "
+                f"(python -m fruit_envs.replay {path}){kept}; the finished cells are in {out / 'report.md'}",
+            )
+            report["error"] = str(error)
+            write_report(report, out)
+        error.report = report
+        raise
+    _finish(report, raws, proto, wall)
+    if best_response is not None:
+        report["best_response"] = run_best_response(
+            plan, source.label, best_response, {**proto.best_response, **(best_response_options or {})}, seed, progress
+        )
+        report["wall_seconds"] = round(time.perf_counter() - wall, 2)
+    report["status"] = "complete"
+    if out is not None:
+        write_report(report, out)
+    return report
+
+
+def _provenance() -> dict:
+    from fruit_envs._checkout import provenance
+
+    return provenance()
+
+
+def _finish(report: dict, raws: dict, proto: Protocol, wall: float) -> None:
+    """Ratings of every group that has cells, the aggregate, the wall time."""
+    groups = []
+    for (game, p), cells in raws.items():
+        anchors = proto.anchor(game, p)
+        if p == 1:
+            rating = solo_rating(cells[0][1], anchors, proto.rating, proto.scale_reference, game)
+        else:
+            rating = group_rating(cells, anchors, proto.rating, proto.scale_reference, game)
+        groups.append({"game": game, "players": p, "anchors": anchors, **rating})
+    report["aggregate"] = aggregate(groups)
+    for group in groups:
+        group.pop("replicates", None)
+    report["groups"] = groups
+    report["rating_scale"] = RATING_SCALE
+    report["truncation_warning_threshold"] = TRUNCATION_WARNING
+    report["warnings"] = report_warnings(report)
+    report["wall_seconds"] = round(time.perf_counter() - wall, 2)
