@@ -3,12 +3,19 @@ same game everywhere."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+import fruit_envs
 
 SCRIPT = """
 import json, sys
@@ -302,3 +309,178 @@ def test_a_forked_child_looks_in_the_cache_rather_than_at_its_parents_compile(fr
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+# -- state arrays reach kernels by field name (issue 55) ----------------------------------------------------------
+
+KERNEL_PACKAGES = sorted(path.parent.name for path in (Path(fruit_envs.__file__).parent / "games").glob("*/kernels.py"))
+
+
+def _state_fields(game: str) -> tuple[str, ...]:
+    return tuple(importlib.import_module(f"fruit_envs.games.{game}.rules").State.array_names())
+
+
+def _source(game: str, module: str) -> ast.Module:
+    return ast.parse((Path(fruit_envs.__file__).parent / "games" / game / f"{module}.py").read_text())
+
+
+def _parameters(tree: ast.Module) -> dict[str, list[str]]:
+    """Each function defined at the top of a module: its parameter names."""
+    return {node.name: [a.arg for a in node.args.args] for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _misbound_in_kernels(tree: ast.Module, fields: tuple[str, ...]) -> list[str]:
+    """Calls between a module's kernels that hand a state array (or the tuple `st`) to a parameter of another
+    name, and `st[<number>]` reads (a slot must be named)."""
+    params, wrong = _parameters(tree), []
+    for caller in tree.body:
+        for node in ast.walk(caller) if isinstance(caller, ast.FunctionDef) else ():
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "st":
+                if isinstance(node.slice, ast.Constant):
+                    wrong.append(f"{caller.name}: st[{node.slice.value}] (name the slot)")
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params):
+                continue
+            callee = params[node.func.id]
+            for i, arg in enumerate(node.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                name = arg.id if isinstance(arg, ast.Name) else None
+                if name in fields + ("st",) and (i >= len(callee) or callee[i] != name):
+                    wrong.append(f"{caller.name}: {name} reaches {node.func.id}'s {callee[i : i + 1]}")
+    return wrong
+
+
+STATE_NAMES = ("s", "state")  # what the rules call a state
+
+
+def _kernel_called(func: ast.expr) -> tuple[str, str] | None:
+    """`(how, kernel)` of a kernel call in the rules: `_state_kernels.k(...)` (given the state) or `_kernels().k(...)`."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    if isinstance(func.value, ast.Name) and func.value.id == "_state_kernels":
+        return "state", func.attr
+    if isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name) and func.value.func.id == "_kernels":
+        return "as it is", func.attr
+    return None
+
+
+def _misbound_in_rules(game: str, fields: tuple[str, ...], tree: ast.Module | None = None) -> tuple[list[str], int]:
+    """Kernel calls in a game's rules that pass a state array by hand (`s.hands`), pass the state anywhere but
+    where the kernel's state arrays go, or hand a named array to a parameter of another name; and how many
+    kernel calls there are."""
+    rules = importlib.import_module(f"fruit_envs.games.{game}.rules")
+    kernels = importlib.import_module(f"fruit_envs.games.{game}.kernels")
+    wrong, calls = [], 0
+    for node in ast.walk(tree or _source(game, "rules")):
+        called = _kernel_called(node.func) if isinstance(node, ast.Call) else None
+        if called is None:
+            continue
+        calls += 1
+        how, kernel = called
+        function = getattr(rules._state_kernels, kernel) if how == "state" else getattr(kernels, kernel).py_func
+        params = list(inspect.signature(function).parameters)  # given the state: `state` where its arrays go
+        for arg in node.args:  # a state array, even wrapped (`np.ascontiguousarray(s.hands)`)
+            read = {id(n.value) for n in ast.walk(arg) if isinstance(n, ast.Attribute)}  # `s.hands.shape`: fine
+            for n in ast.walk(arg):
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr in fields:
+                    if id(n) not in read:
+                        wrong.append(f"{kernel}: {n.value.id}.{n.attr} passed by hand")
+        for i, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                break  # constants spread from a cache (`*fixed`)
+            name = arg.id if isinstance(arg, ast.Name) else None
+            param = params[i] if i < len(params) else None
+            if (name in STATE_NAMES) != (param == "state"):
+                wrong.append(f"{kernel}: argument {i} is {ast.unparse(arg)}, its parameter {param}")
+            elif name in fields and param != name:
+                wrong.append(f"{kernel}: {name} reaches parameter {param}")
+    return wrong, calls
+
+
+@pytest.mark.parametrize("game", KERNEL_PACKAGES)
+def test_state_arrays_reach_each_kernel_by_field_name(game):
+    """Issue 55: a game's rules call a kernel with the state where its arrays go (`core.lazy.StateKernels`
+    fetches each by the name of its parameter) and never pass one by hand; any other array named after a
+    field, and between kernels every array, reaches the parameter of its name. Two arrays of one dtype
+    swapped would compile and run silently."""
+    fields = _state_fields(game)
+    wrong, calls = _misbound_in_rules(game, fields)
+    assert calls >= 5, f"{game}: found only {calls} kernel calls in rules.py"
+    assert not wrong, f"{game}'s rules: {wrong}"
+    assert not _misbound_in_kernels(_source(game, "kernels"), fields), game
+
+
+def test_a_swapped_state_array_is_caught():
+    """The checks above are not vacuous: two same-dtype arrays swapped in a call between kernels, arrays listed
+    by hand or the state out of place at a call in the rules, and a kernel whose parameters leave the field
+    order are each named."""
+    from fruit_envs.core.lazy import kernel_fields
+
+    fields = _state_fields("cherry_picking")
+    folder = Path(fruit_envs.__file__).parent / "games/cherry_picking"
+    call = re.compile(r"(?<!def )deal\(g, keys, deck, hand, hands, piles,")
+    swapped, calls = call.subn("deal(g, keys, deck, hand, piles, hands,", (folder / "kernels.py").read_text())
+    assert calls == 2
+    assert _misbound_in_kernels(ast.parse(swapped), fields) == [
+        f"{caller}: {name} reaches deal's ['{param}']"
+        for caller in ("deal_all", "step")
+        for name, param in (("piles", "hands"), ("hands", "piles"))
+    ]
+    rules = (folder / "rules.py").read_text()
+    masks = "_state_kernels.legal_mask(games, seats, state, mask)"
+    by_hand = masks.replace(", state,", ", state.done, state.to_move, state.phase, state.hands, state.played,")
+    out_of_place = masks.replace("seats, state", "state, seats")
+    for changed, first in ((by_hand, "legal_mask: state.done passed by hand"), (out_of_place, "legal_mask: arg")):
+        assert rules.count(masks) == 1
+        wrong, _ = _misbound_in_rules("cherry_picking", fields, ast.parse(rules.replace(masks, changed)))
+        assert wrong and wrong[0].startswith(first), wrong
+
+    def step(actions, live, keys, done, phase, to_move, rewards):
+        """`phase` and `to_move` (both int8) in the other order than `State`'s fields."""
+
+    with pytest.raises(
+        ValueError, match=r"kernel .*step\(actions, live, keys, .*\) must take its state arrays .*order"
+    ):
+        kernel_fields(step, fields)
+
+
+def test_a_kernel_is_given_the_state_where_its_arrays_go():
+    """`state_call`: the arrays a kernel's parameters name, fetched from the state by those names (all of them
+    as one tuple for `st`), the kernel looked up at each call (a game may change tier between two calls)."""
+    from types import SimpleNamespace
+
+    from fruit_envs.core.lazy import state_call
+
+    fields = ("keys", "done", "phase", "hands", "played")
+    state = SimpleNamespace(**{name: f"<{name}>" for name in fields})
+
+    def observe(seat, done, phase, hands, obs):
+        return "compiled", seat, done, phase, hands, obs
+
+    def legal_mask(st, seats, out):
+        return st, seats, out
+
+    def score_many(counts, out):
+        return counts, out
+
+    def apart(done, seat, phase):
+        """Two state arrays split by another argument."""
+
+    tier = [SimpleNamespace(observe=observe, legal_mask=legal_mask)]
+    calls = {k.__name__: state_call(k, fields, lambda: tier[0]) for k in (observe, legal_mask)}
+    assert [str(inspect.signature(c)) for c in calls.values()] == ["(seat, state, obs)", "(state, seats, out)"]
+    assert calls["observe"](1, state, 2) == ("compiled", 1, "<done>", "<phase>", "<hands>", 2)
+    assert calls["legal_mask"](state, 1, 2) == (tuple(f"<{name}>" for name in fields), 1, 2)
+    tier[0] = SimpleNamespace(observe=lambda *args: ("interpreted", *args[1:]))
+    assert calls["observe"](1, state, 2) == ("interpreted", "<done>", "<phase>", "<hands>", 2)
+    with pytest.raises(ValueError, match="must take its state arrays as parameters named after the state's fields"):
+        state_call(apart, fields, lambda: tier[0])
+    with pytest.raises(ValueError, match=r"kernel score_many\(counts, out\) takes no state array"):
+        state_call(score_many, fields, lambda: tier[0])
+
+
+def test_juicy_fruits_kernels_read_each_slot_of_st_by_its_fields_name():
+    from fruit_envs.games.juicy_fruits import kernels
+
+    for i, name in enumerate(_state_fields("juicy_fruits")):
+        assert getattr(kernels, name.upper()) == i, name

@@ -15,6 +15,13 @@ Two habits keep a game's first compile short (`tests/test_kernels.py` checks bot
   or a narrow integer read from the state: numba compiles the callee again for each new argument type;
 - arrays are copied element by element, never `a[i] = b[j]` with array sides: that assignment makes numba
   compile its shape-mismatch message (string formatting, about a second).
+
+A kernel takes the state's arrays as parameters named after the `State` fields they hold, together and in
+the field order. `rules` calls it with the state in their place, `_kernels.observe(seat, state, ...)`
+(`core.lazy.StateKernels`), which fetches each array by its parameter's name: no call lists them. A kernel
+hands each on to the parameter of its name (Juicy Fruits' kernels take all of them as one tuple `st`, read
+by named slots). Two arrays of one dtype swapped would compile and run; `tests/test_kernels.py` checks every
+call instead.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 dealing, stepping, scoring, masks and observations that `rules` calls (numba; see `core.kernels`).
 
 Card ids, phases and observation blocks are `rules`' and `components`' (passed in as arguments or
-constants); the comments name the rulebook steps the loops carry out.
+constants), the state's arrays parameters named after `rules.State`'s fields (see `core.kernels`); the
+comments name the rulebook steps the loops carry out.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_mov
 
 
 @njit
-def deal_all(keys, deck, hand, hands, piles, plants, played, aside, phase, to_move):
+def deal_all(keys, to_move, phase, hands, piles, plants, played, aside, deck, hand):
     for g in range(len(keys)):
         deal(g, keys, deck, hand, hands, piles, plants, played, aside, phase, to_move)
 
@@ -83,7 +84,7 @@ def score_many(piles, table, assign, n_assign, out):
 
 
 @njit
-def legal_mask(games, seat, phase, done, to_move, hands, played, mask):
+def legal_mask(games, seat, done, to_move, phase, hands, played, mask):
     """Row i: seat `seat[i]` of game `games[i]`. Commit: a seat that has not committed may play any hand
     card. Choose: the chooser picks a plant."""
     for i in range(len(seat)):
@@ -275,5 +276,5 @@ def advance(
         actions, live, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
         set_scores, scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign,
     )  # fmt: skip
-    legal_mask(games, seats, phase, done, to_move, hands, played, masks)
+    legal_mask(games, seats, done, to_move, phase, hands, played, masks)
     observe(to_move.astype(np.int64), done, to_move, phase, set_index, hands, piles, plants, played, scores, hand, obs)

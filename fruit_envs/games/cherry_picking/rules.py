@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.core.lazy import StateKernels, kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState, advance_buffers, every_seat, game_rows, seat_array
 from fruit_envs.games.cherry_picking import components as C
@@ -212,6 +212,7 @@ def score_breakdown(pile: np.ndarray, same_sort_bonus: str = "repeat") -> dict[s
 
 
 _kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
+_state_kernels = StateKernels(__package__, State)  # those taking state arrays, given the state itself
 
 
 @cache
@@ -241,10 +242,7 @@ def init(config: Config, keys: np.ndarray) -> State:
         set_scores=np.zeros((n, C.SETS_PER_GAME, p), dtype=np.int16),
         scores=np.zeros((n, p), dtype=np.int16),
     )
-    s = state
-    _kernels().deal_all(
-        s.keys, _deck(p), C.hand_size(p), s.hands, s.piles, s.plants, s.played, s.aside, s.phase, s.to_move
-    )
+    _state_kernels.deal_all(state, _deck(p), C.hand_size(p))
     return state
 
 
@@ -270,8 +268,7 @@ def legal_masks(state: State) -> np.ndarray:
 
 def _masks(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     mask = np.zeros((len(seats), NUM_ACTIONS), dtype=bool)
-    s = state
-    _kernels().legal_mask(games, seats, s.phase, s.done, s.to_move, s.hands, s.played, mask)
+    _state_kernels.legal_mask(games, seats, state, mask)
     return mask
 
 
@@ -305,10 +302,9 @@ def step(
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
     rewards = np.zeros((n, p), dtype=np.float32)
     ended = np.zeros(n, dtype=bool)
-    _kernels().step(
-        actions, live, s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index, s.hands, s.piles,
-        s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, _deck(p), C.hand_size(p),
-        s.config.reward == "score", *_score_args(s.config.same_sort_bonus),
+    _state_kernels.step(
+        actions, live, s, rewards, ended, _deck(p), C.hand_size(p), s.config.reward == "score",
+        *_score_args(s.config.same_sort_bonus),
     )  # fmt: skip
     if s.config.reward == "terminal" and ended.any():
         rewards[ended] = terminal_rewards(s.scores[ended])
@@ -322,10 +318,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     s = state
     p, size, terminal, fixed = _advance_constants(s.config)
     rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, size)
-    _kernels().advance(
-        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.set_index, s.hands, s.piles,
-        s.plants, s.played, s.aside, s.set_scores, s.scores, rewards, ended, masks, obs, *fixed,
-    )  # fmt: skip
+    _state_kernels.advance(operator.index(action), s, rewards, ended, masks, obs, *fixed)
     if terminal and ended[0]:
         rewards[0] = terminal_rewards(s.scores)[0]
     return rewards[0], masks, obs[0]
@@ -377,11 +370,7 @@ def observe(state: State, player) -> np.ndarray:
     cfg = state.config
     seat = seat_array(state, player)
     obs = np.zeros((state.batch_size,) + observation_shape(cfg), dtype=np.float32)
-    s = state
-    _kernels().observe(
-        seat, s.done, s.to_move, s.phase, s.set_index, s.hands, s.piles, s.plants, s.played, s.scores,
-        C.hand_size(cfg.num_players), obs,
-    )  # fmt: skip
+    _state_kernels.observe(seat, state, C.hand_size(cfg.num_players), obs)
     return obs
 
 

@@ -1,7 +1,8 @@
 """Fruit Picking's rules as compiled kernels, each a loop over the games of a batch: the one source of
 setup, sowing, sets, masks, steps and observations that `rules` and `components` call (numba; see
 `core.kernels`). Tables that are rules too (prices, which umbrellas show themselves) come from `rules`
-as arguments, so each stays written once.
+as arguments, so each stays written once; the state's arrays are parameters named after `rules.State`'s
+fields.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def sow_one(row, position) -> int:
 
 
 @njit
-def sow_many(seeds, positions, targets):
+def sow_many(seeds, positions, target):
     for i in range(len(seeds)):
-        targets[i] = sow_one(seeds[i], positions[i])
+        target[i] = sow_one(seeds[i], positions[i])
 
 
 @inner
@@ -141,7 +142,7 @@ def _umbrella(g, card, umbrella, farm_order, seeds, storage):
 
 
 @njit
-def setup(keys, slots, umbrella, farm_order, seeds, storage, market, stack, stack_size, stack_knowers, deck):
+def setup(keys, farm_order, seeds, storage, market, stack, stack_size, stack_knowers, slots, umbrella, deck):
     """Shuffle the farm cards (rain and the five fruits) and the market stack, put the first seeds out and
     turn up the market cards (umbrellas count at setup). Arrays arrive allocated with their empty values."""
     for g in range(len(keys)):
@@ -164,7 +165,7 @@ def setup(keys, slots, umbrella, farm_order, seeds, storage, market, stack, stac
 
 
 @njit
-def legal_mask(seat, done, to_move, phase, target, farm_order, seeds, market, price_table, mask):
+def legal_mask(seat, done, to_move, phase, farm_order, seeds, target, market, price_table, mask):
     for g in range(len(seat)):
         s = seat[g]
         if done[g] or to_move[g] != s:
@@ -402,7 +403,7 @@ def advance(
         pay_scores,
     )  # fmt: skip
     seat = to_move.astype(np.int64)
-    legal_mask(seat, done, to_move, phase, target, farm_order, seeds, market, price_table, masks[seat[0] : seat[0] + 1])
+    legal_mask(seat, done, to_move, phase, farm_order, seeds, target, market, price_table, masks[seat[0] : seat[0] + 1])
     observe(
         seat, done, to_move, phase, farm_order, seeds, storage, target, market, stack, stack_size, stack_knowers,
         drawn, drawn_knowers, bought, rounds, last_round, price_table, max_rounds, max_under, offsets, obs,

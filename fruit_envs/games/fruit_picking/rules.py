@@ -24,7 +24,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.core.lazy import StateKernels, kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState, advance_buffers, seat_array
 from fruit_envs.games.fruit_picking import components as C
@@ -177,6 +177,7 @@ def reward_bounds(config: Config) -> tuple[float, float]:
 
 
 _kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
+_state_kernels = StateKernels(__package__, State)  # those taking state arrays, given the state itself
 
 
 _DECK = np.repeat(np.arange(C.N_CODES, dtype=np.int8), C.deck_counts())  # every market card, in code order
@@ -219,11 +220,8 @@ def init(config: Config, keys: np.ndarray) -> State:
         turn_steps=np.zeros(n, dtype=np.int16),
         last_round=np.zeros(n, dtype=bool),
     )
-    s = state  # the farm, the stack, the first seeds and "take 4 cards from the Market stack" (umbrellas count)
-    _kernels().setup(
-        s.keys, config.slots, config.umbrella, s.farm_order, s.seeds, s.storage, s.market, s.stack, s.stack_size,
-        s.stack_knowers, _DECK,
-    )  # fmt: skip
+    # the farm, the stack, the first seeds and "take 4 cards from the Market stack" (umbrellas count)
+    _state_kernels.setup(state, config.slots, config.umbrella, _DECK)
     return state
 
 
@@ -292,10 +290,7 @@ def legal_mask(state: State, player=None) -> np.ndarray:
     n = state.batch_size
     seat = seat_array(state, player)
     mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    s = state
-    _kernels().legal_mask(
-        seat, s.done, s.to_move, s.phase, s.target, s.farm_order, s.seeds, s.market, _price_table(s.config), mask
-    )
+    _state_kernels.legal_mask(seat, state, _price_table(state.config), mask)
     return mask
 
 
@@ -327,10 +322,8 @@ def step(
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool)
     rewards = np.zeros((n, p), dtype=np.float32)
     ended = np.zeros(n, dtype=bool)
-    _kernels().step(
-        actions, live, s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order, s.seeds, s.storage,
-        s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers, s.bought, s.rounds,
-        s.turn_steps, s.last_round, rewards, ended, _price_table(cfg), _shows(cfg), cfg.umbrella,
+    _state_kernels.step(
+        actions, live, s, rewards, ended, _price_table(cfg), _shows(cfg), cfg.umbrella,
         cfg.umbrella_trigger == "drawn", cfg.umbrella_trigger == "placed", cfg.market_operation, cfg.beginner,
         cfg.max_rounds, max_game_length(cfg), cfg.reward == "score",
     )  # fmt: skip
@@ -347,11 +340,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     s, cfg = state, state.config
     size, *fixed, offsets = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
-    _kernels().advance(
-        operator.index(action), s.done, s.truncated, s.to_move, s.step_count, s.phase, s.farm_order,
-        s.seeds, s.storage, s.target, s.market, s.stack, s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers,
-        s.bought, s.rounds, s.turn_steps, s.last_round, rewards, ended, *fixed, offsets, masks, obs,
-    )  # fmt: skip
+    _state_kernels.advance(operator.index(action), s, rewards, ended, *fixed, offsets, masks, obs)
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = outcome_rewards(winners(s))[0]
     return rewards[0], masks, obs[0]
@@ -413,12 +402,7 @@ def observe(state: State, player) -> np.ndarray:
     seat = seat_array(state, player)
     offsets = _offsets(cfg)
     obs = np.zeros((n, observation_shape(cfg)[0]), dtype=np.float32)
-    s = state
-    _kernels().observe(
-        seat, s.done, s.to_move, s.phase, s.farm_order, s.seeds, s.storage, s.target, s.market, s.stack,
-        s.stack_size, s.stack_knowers, s.drawn, s.drawn_knowers, s.bought, s.rounds, s.last_round,
-        _price_table(cfg), cfg.max_rounds, MAX_UNDER, offsets, obs,
-    )  # fmt: skip
+    _state_kernels.observe(seat, state, _price_table(cfg), cfg.max_rounds, MAX_UNDER, offsets, obs)
     return obs
 
 

@@ -1,7 +1,8 @@
 """Juicy Fruits' rules as compiled kernels, each a loop over the games of a batch: the one source of setup,
 the turn's steps (move, harvest, produce, supply or claim, place, the juice factory), the end of a turn and
 of the game (stalls, cut-offs, the score attack's rival and refill), masks, the observation and its action
-hints that `rules` calls (numba; see `core.kernels`). Tables come from `components`, `geometry` and `rules`.
+hints that `rules` calls (numba; see `core.kernels`). Tables come from `components`, `geometry` and `rules`;
+the turn's kernels take the state's arrays as one tuple `st`, read by named slots (`st[PHASE]`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ SHIPS_PTS, CLAIMS_PTS, VENUES_PTS, MARKERS_PTS, STALLS_PTS, FACTORY_PTS = range(
 N_CELLS, OFF, N_ROT = G.N_CELLS, G.OFF, G.MAX_ROTATIONS
 FRUITS, ROWS, ROW_SLOTS, N_SLOTS, N_TOKENS = C.N_FRUITS, C.N_ROWS, C.ROW_SLOTS, R.N_SLOTS, C.N_TOKENS
 N_SHIPS, N_ICE, SHAKE, SHAKE_FRUITS = C.N_SHIPS_PER_ISLAND, C.N_ICE_CREAM_STACKS, C.MILKSHAKE, C.MILKSHAKE_FRUITS
-N_ARROWS, N_NODES, DISCS = C.N_ARROWS, C.N_NODES, C.FACTORY_DISCS
+N_ARROWS, N_NODES, N_DISCS = C.N_ARROWS, C.N_NODES, C.FACTORY_DISCS
 N_HINTS, N_CHANNELS, N_SHIP_FEATURES = R.N_HINTS, R.N_CHANNELS, R.N_SHIP_FEATURES
 H_LEGAL, H_GAINED, H_PAID, H_POINTS, H_SPACES = (
     R.HINT[k].start for k in ("legal", "fruit_gained", "fruit_paid", "points", "spaces")
@@ -261,12 +262,12 @@ def factory_moves(discs, seat, pending_disc, pending_arrow, have, out) -> bool:
     for a in range(N_ARROWS):
         to = ARROW_TO[a]
         at_source = False
-        for d in range(DISCS):
+        for d in range(N_DISCS):
             if d != pending_disc and discs[seat, d] == ARROW_FROM[a]:
                 at_source = True
         total = own = 0
         for i in range(discs.shape[0]):
-            for d in range(DISCS):
+            for d in range(N_DISCS):
                 if discs[i, d] == to:
                     total += 1
                     own += i == seat
@@ -382,7 +383,22 @@ def init(
 
 
 # -- the turn --------------------------------------------------------------------------------------
-# `st` is the state's arrays in `rules.KERNEL_FIELDS` order (see `_unpack`).
+# `st` is the state's arrays in `rules.State`'s field order, as `rules._kernels` passes them
+# (`core.lazy.StateKernels`); a kernel reads each by its field's slot, `st[PHASE]`, never by a number.
+_SLOT = {name: i for i, name in enumerate(R.State.array_names())}
+
+
+def _slots(names: str) -> tuple[int, ...]:
+    """The slots in `st` of the fields `names` (space-separated)."""
+    return tuple(_SLOT[name] for name in names.split())
+
+
+KEYS, DONE, TRUNCATED, TO_MOVE, STEP_COUNT, PHASE = _slots("keys done truncated to_move step_count phase")
+ROUND, ISLAND, SHIPS, SHIP_PRESENT, FRUIT, FRUIT_GAINED = _slots("round island ships ship_present fruit fruit_gained")
+BOARD, STACKS, MARKERS, MILKSHAKE_PAID, CLAIMS, POINTS = _slots("board stacks markers milkshake_paid claims points")
+LICENSE_LEFT, PENDING_CELL, PENDING_TOKEN = _slots("license_left pending_cell pending_token")
+PENDING_AMOUNT, PENDING_ROTATION, DISCS, ARROWS_PAID = _slots("pending_amount pending_rotation discs arrows_paid")
+CIRCLES_SCORED, PENDING_ARROW, PENDING_DISC, PILE = _slots("circles_scored pending_arrow pending_disc pile")
 
 
 @inner
@@ -394,26 +410,26 @@ def license_step(license_left, g):
 @inner
 def _clear_token_choices(st, g):
     """Forget game `g`'s pending cell, token, amount and rotation (steps 1 and 2)."""
-    st[18][g] = NO
-    st[19][g] = NO
-    st[20][g] = 0
-    st[21][g] = NO
+    st[PENDING_CELL][g] = NO
+    st[PENDING_TOKEN][g] = NO
+    st[PENDING_AMOUNT][g] = 0
+    st[PENDING_ROTATION][g] = NO
 
 
 @inner
 def clear_pending(st, g):
     """Forget every half-made decision of game `g` (cell, token, amount, rotation, arrow, disc)."""
     _clear_token_choices(st, g)
-    st[25][g] = NO
-    st[26][g] = NO
+    st[PENDING_ARROW][g] = NO
+    st[PENDING_DISC][g] = NO
 
 
 @inner
 def begin_turn(st, g):
     """Step 1 if some token can move, else it is forfeited and step 2 begins."""
     _clear_token_choices(st, g)
-    island, to_move = st[6], st[2]
-    st[4][g] = MOVE_TOKEN if any_movable(island[g, np.int64(to_move[g])]) else SUPPLY_OR_CLAIM
+    island, to_move = st[ISLAND], st[TO_MOVE]
+    st[PHASE][g] = MOVE_TOKEN if any_movable(island[g, np.int64(to_move[g])]) else SUPPLY_OR_CLAIM
 
 
 @njit
@@ -424,75 +440,75 @@ def begin_turns(st, games):
 
 @inner
 def _gain(st, g, p, f, amount):
-    st[9][g, p, f] += amount
-    st[10][g, p, f] += amount
+    st[FRUIT][g, p, f] += amount
+    st[FRUIT_GAINED][g, p, f] += amount
 
 
 @inner
 def _split(st, g, p, k):
     """An advanced collector's fruit: `k` of its first type, the rest of the second."""
-    token = np.int64(st[19][g])
-    rest = np.int64(st[20][g]) - k
+    token = np.int64(st[PENDING_TOKEN][g])
+    rest = np.int64(st[PENDING_AMOUNT][g]) - k
     _gain(st, g, p, TOKEN_FRUITS[token, 0], k)
     _gain(st, g, p, TOKEN_FRUITS[token, 1], rest)
-    st[20][g] = 0
+    st[PENDING_AMOUNT][g] = 0
 
 
 @inner
 def _stop_production_if_nothing_left(st, g, p, scratch):
     """Production ends when the cart's spaces are used up or no marker can be paid for."""
-    colour = TOKEN_COLOUR[np.int64(st[19][g])]
-    more = st[20][g] > 0 and producible(st[9][g, p], st[12][g], colour, scratch)
+    colour = TOKEN_COLOUR[np.int64(st[PENDING_TOKEN][g])]
+    more = st[PENDING_AMOUNT][g] > 0 and producible(st[FRUIT][g, p], st[STACKS][g], colour, scratch)
     if not more:
-        st[4][g] = SUPPLY_OR_CLAIM
-        st[20][g] = 0
+        st[PHASE][g] = SUPPLY_OR_CLAIM
+        st[PENDING_AMOUNT][g] = 0
 
 
 @inner
 def _move_to(st, g, p, dst, scratch):
-    island = st[6]
-    src = np.int64(st[18][g])
+    island = st[ISLAND]
+    src = np.int64(st[PENDING_CELL][g])
     code = np.int64(island[g, p, src])
     distance = DISTANCE[src, dst]
     island[g, p, dst] = code
     island[g, p, src] = EMPTY
-    st[18][g] = dst
+    st[PENDING_CELL][g] = dst
     if code < TOKEN:  # a collector: one fruit of its type per space
         _gain(st, g, p, code - COLLECTOR, distance)
-        st[4][g] = SUPPLY_OR_CLAIM
+        st[PHASE][g] = SUPPLY_OR_CLAIM
         return
     token = code - TOKEN
-    st[19][g] = token
+    st[PENDING_TOKEN][g] = token
     if TOKEN_KIND[token] == ADVANCED_COLLECTOR:
-        st[20][g] = distance + 1  # one fruit per space, then one more
-        st[4][g] = HARVEST_SPLIT
+        st[PENDING_AMOUNT][g] = distance + 1  # one fruit per space, then one more
+        st[PHASE][g] = HARVEST_SPLIT
     else:  # an ice cream cart: one marker per space
-        st[20][g] = distance
-        st[4][g] = PRODUCE_PHASE
+        st[PENDING_AMOUNT][g] = distance
+        st[PHASE][g] = PRODUCE_PHASE
         _stop_production_if_nothing_left(st, g, p, scratch)
 
 
 @inner
 def _produce(st, g, p, a, scratch):
     if a == PASS:
-        st[4][g] = SUPPLY_OR_CLAIM
-        st[20][g] = 0
+        st[PHASE][g] = SUPPLY_OR_CLAIM
+        st[PENDING_AMOUNT][g] = 0
         return
-    fruit, stacks = st[9], st[12]
+    fruit, stacks = st[FRUIT], st[STACKS]
     if a >= MILKSHAKE:
         stack = SHAKE
         fruit[g, p, a - MILKSHAKE] -= SHAKE_FRUITS
-        st[14][g, p, a - MILKSHAKE] += 1
+        st[MILKSHAKE_PAID][g, p, a - MILKSHAKE] += 1
     else:
         stack = a - PRODUCE
         for f in range(FRUITS):
             fruit[g, p, f] -= STACK_COST[stack, f]
-    st[13][g, p, stack] += 1
+    st[MARKERS][g, p, stack] += 1
     stacks[g, stack] -= 1
-    st[16][g, p, MARKERS_PTS] += STACK_VALUE[stack]
+    st[POINTS][g, p, MARKERS_PTS] += STACK_VALUE[stack]
     if stacks[g, stack] == 0:
-        license_step(st[17], g)  # the last marker reveals a license icon
-    st[20][g] -= 1
+        license_step(st[LICENSE_LEFT], g)  # the last marker reveals a license icon
+    st[PENDING_AMOUNT][g] -= 1
     _stop_production_if_nothing_left(st, g, p, scratch)
 
 
@@ -501,49 +517,49 @@ def _supply_or_claim(st, g, p, a) -> bool:
     """Supply a ship, claim a business token or pass; True when step 2 is over."""
     if a == PASS:
         return True
-    fruit, points = st[9], st[16]
+    fruit, points = st[FRUIT], st[POINTS]
     if a < CLAIM:
         cell = a - CELL
         pos = BEACH_OF_CELL[cell]
-        ship = np.int64(st[7][g, p, pos])
+        ship = np.int64(st[SHIPS][g, p, pos])
         for f in range(FRUITS):
             fruit[g, p, f] -= SHIP_COST[ship, f]
         points[g, p, SHIPS_PTS] += SHIP_POINTS[ship]
-        st[8][g, p, pos] = False
-        st[6][g, p, cell] = EMPTY
+        st[SHIP_PRESENT][g, p, pos] = False
+        st[ISLAND][g, p, cell] = EMPTY
         return True
     row, slot = divmod(a - CLAIM, ROW_SLOTS)
-    token = np.int64(st[11][g, row, slot])
+    token = np.int64(st[BOARD][g, row, slot])
     for f in range(FRUITS):
         fruit[g, p, f] -= ROW_COST[row, f]
     points[g, p, CLAIMS_PTS] += ROW_POINTS[row]
-    st[15][g, p, row] += 1
-    license_step(st[17], g)
-    st[11][g, row, slot] = NO
-    st[19][g] = token
+    st[CLAIMS][g, p, row] += 1
+    license_step(st[LICENSE_LEFT], g)
+    st[BOARD][g, row, slot] = NO
+    st[PENDING_TOKEN][g] = token
     turns = N_ROTATIONS[TOKEN_SHAPE[token]] > 1
-    st[4][g] = ROTATE_PHASE if turns else PLACE
-    st[21][g] = NO if turns else 0
+    st[PHASE][g] = ROTATE_PHASE if turns else PLACE
+    st[PENDING_ROTATION][g] = NO if turns else 0
     return False
 
 
 @inner
 def _place(st, g, p, a) -> bool:
     """Lay the claimed token with its anchor on cell `a`; True when step 2 is over."""
-    token = np.int64(st[19][g])
+    token = np.int64(st[PENDING_TOKEN][g])
     shape = TOKEN_SHAPE[token]
-    rotation = np.int64(st[21][g])
+    rotation = np.int64(st[PENDING_ROTATION][g])
     for k in range(PLACEMENT_CELLS.shape[3]):
         c = PLACEMENT_CELLS[shape, rotation, a - CELL, k]
         if c >= 0:
-            st[6][g, p, c] = TOKEN + token
+            st[ISLAND][g, p, c] = TOKEN + token
     if IS_VENUE[token]:
-        st[16][g, p, VENUES_PTS] += TOKEN_POINTS[token]
-    st[21][g] = NO
+        st[POINTS][g, p, VENUES_PTS] += TOKEN_POINTS[token]
+    st[PENDING_ROTATION][g] = NO
     if TOKEN_KIND[token] == ADVANCED_COLLECTOR:
-        st[4][g] = CLAIM_FRUIT  # "immediately gain 1 fruit of either type shown on it"
-        st[20][g] = 1
-        st[18][g] = a - CELL
+        st[PHASE][g] = CLAIM_FRUIT  # "immediately gain 1 fruit of either type shown on it"
+        st[PENDING_AMOUNT][g] = 1
+        st[PENDING_CELL][g] = a - CELL
         return False
     return True
 
@@ -553,35 +569,37 @@ def _factory(st, g, p, a, arrows) -> bool:
     """Advance one factory disc along arrow `a`, or pass (step 3); True when step 3 is over."""
     over = a == PASS
     if not over:
-        discs, fruit = st[22], st[9]
+        discs, fruit = st[DISCS], st[FRUIT]
         arrow = a - ARROW
         source, target = ARROW_FROM[arrow], ARROW_TO[arrow]
-        disc = 0 if discs[g, p, 0] == source and st[26][g] != 0 else 1
+        disc = 0 if discs[g, p, 0] == source and st[PENDING_DISC][g] != 0 else 1
         other = 1 - disc
         # "if both of your discs start the turn on the same circle and you decide to advance them along
         # the same arrow, pay the fruit cost only once"
-        if arrow != st[25][g]:
+        if arrow != st[PENDING_ARROW][g]:
             for f in range(FRUITS):
                 fruit[g, p, f] -= ARROW_COST[arrow, f]
-            st[23][g, p, arrow] += 1
+            st[ARROWS_PAID][g, p, arrow] += 1
         # "Whenever you move to a free circle, gain any points you cover. You don't get points when you
         # move your disc onto your other one."
         if discs[g, p, other] != target:
-            st[16][g, p, FACTORY_PTS] += NODE_POINTS[target]
-            st[24][g, p, target] += 1
+            st[POINTS][g, p, FACTORY_PTS] += NODE_POINTS[target]
+            st[CIRCLES_SCORED][g, p, target] += 1
         discs[g, p, disc] = target
         if NODE_IS_FINAL[target]:
-            license_step(st[17], g)  # a final circle's license icon
-        first = st[26][g] == NO
-        st[26][g] = disc
+            license_step(st[LICENSE_LEFT], g)  # a final circle's license icon
+        first = st[PENDING_DISC][g] == NO
+        st[PENDING_DISC][g] = disc
         if first:
-            st[25][g] = arrow
-            over = not factory_moves(discs[g], p, np.int64(st[26][g]), np.int64(st[25][g]), fruit[g, p], arrows)
+            st[PENDING_ARROW][g] = arrow
+            over = not factory_moves(
+                discs[g], p, np.int64(st[PENDING_DISC][g]), np.int64(st[PENDING_ARROW][g]), fruit[g, p], arrows
+            )
         else:
             over = True
     if over:
-        st[25][g] = NO
-        st[26][g] = NO
+        st[PENDING_ARROW][g] = NO
+        st[PENDING_DISC][g] = NO
     return over
 
 
@@ -589,9 +607,9 @@ def _factory(st, g, p, a, arrows) -> bool:
 def _begin_factory(st, g, arrows) -> bool:
     """Step 3 once step 2 is over; True when no disc can advance (the turn is over)."""
     clear_pending(st, g)
-    p = np.int64(st[2][g])
-    if factory_moves(st[22][g], p, np.int64(NO), np.int64(NO), st[9][g, p], arrows):
-        st[4][g] = FACTORY
+    p = np.int64(st[TO_MOVE][g])
+    if factory_moves(st[DISCS][g], p, np.int64(NO), np.int64(NO), st[FRUIT][g, p], arrows):
+        st[PHASE][g] = FACTORY
         return False
     return True
 
@@ -601,15 +619,17 @@ def frozen(st, g, factory, scratch) -> bool:
     """Whether, between turns, no seat of game `g` can do anything on its turn but pass: no token can move,
     no waiting ship's order is covered, no waiting business token is paid for and has room, and (with the
     factory) no disc can advance. A pass changes none of that: the game could only reach the round cap."""
-    island, fruit = st[6], st[9]
+    island, fruit = st[ISLAND], st[FRUIT]
     for k in range(island.shape[1]):
         if any_movable(island[g, k]):
             return False
-        if suppliable(fruit[g, k], st[7][g, k], st[8][g, k], scratch):
+        if suppliable(fruit[g, k], st[SHIPS][g, k], st[SHIP_PRESENT][g, k], scratch):
             return False
-        if claimable(fruit[g, k], st[11][g], island[g, k], scratch):
+        if claimable(fruit[g, k], st[BOARD][g], island[g, k], scratch):
             return False
-        if factory and factory_moves(st[22][g], k, np.int64(st[26][g]), np.int64(st[25][g]), fruit[g, k], scratch):
+        if factory and factory_moves(
+            st[DISCS][g], k, np.int64(st[PENDING_DISC][g]), np.int64(st[PENDING_ARROW][g]), fruit[g, k], scratch
+        ):
             return False
     return True
 
@@ -632,8 +652,8 @@ def _rival_and_refill(st, g, per_row):
     """Score attack, end of a round: the rival returns the leftmost token of the round's row to the box,
     then the empty waiting spaces of the display (row 1 first, left to right) are refilled from the
     face-down pile while it lasts."""
-    board, pile, keys = st[11], st[27], st[28]
-    row = rival_row(np.int64(st[5][g]) - 1)  # the round just completed
+    board, pile, keys = st[BOARD], st[PILE], st[KEYS]
+    row = rival_row(np.int64(st[ROUND][g]) - 1)  # the round just completed
     for k in range(ROW_SLOTS):
         if board[g, row, k] >= 0:
             board[g, row, k] = NO
@@ -661,19 +681,19 @@ def _rival_and_refill(st, g, per_row):
 @inner
 def _finish(st, g, factory):
     """The rules end game `g`: stalls are scored (the outcome is paid by `rules`)."""
-    for i in range(st[6].shape[1]):
-        st[16][g, i, STALLS_PTS] = stall_points(st[6][g, i], st[8][g, i], st[22][g, i], factory)
-    st[0][g] = True
-    st[4][g] = OVER
+    for i in range(st[ISLAND].shape[1]):
+        st[POINTS][g, i, STALLS_PTS] = stall_points(st[ISLAND][g, i], st[SHIP_PRESENT][g, i], st[DISCS][g, i], factory)
+    st[DONE][g] = True
+    st[PHASE][g] = OVER
     clear_pending(st, g)
 
 
 @inner
 def _cut_off(st, g):
     """The engine cuts game `g` off (not a rule): truncated, no end-of-game scoring, no outcome."""
-    st[0][g] = True
-    st[1][g] = True
-    st[4][g] = OVER
+    st[DONE][g] = True
+    st[TRUNCATED][g] = True
+    st[PHASE][g] = OVER
     clear_pending(st, g)
 
 
@@ -682,16 +702,16 @@ def end_turn(st, g, factory, solo, cap, per_row, scratch) -> bool:
     """Pass the turn to the left; after the last seat a round ends, and perhaps the game (True when the
     rules ended it). A game the rules have not ended is cut off at the round cap, or when `frozen`; the
     score attack's round limit is its own end."""
-    p = st[6].shape[1]
-    st[2][g] = (np.int64(st[2][g]) + 1) % p
-    wrapped = st[2][g] == 0
+    p = st[ISLAND].shape[1]
+    st[TO_MOVE][g] = (np.int64(st[TO_MOVE][g]) + 1) % p
+    wrapped = st[TO_MOVE][g] == 0
     if wrapped:
-        st[5][g] += 1
-        rounds, left = np.int64(st[5][g]), st[17][g]
+        st[ROUND][g] += 1
+        rounds, left = np.int64(st[ROUND][g]), st[LICENSE_LEFT][g]
         if left == 0 or (solo and rounds >= cap):
             _finish(st, g, factory)
             return True
-        doubt = not solo and not anyone_can_move(st[6][g])  # cheap first (almost always a token can move)
+        doubt = not solo and not anyone_can_move(st[ISLAND][g])  # cheap first (almost always a token can move)
         if rounds >= cap or (doubt and frozen(st, g, factory, scratch)):
             _cut_off(st, g)
             return False
@@ -707,10 +727,10 @@ def step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, p
     outcome is paid by `rules`), `rewards` gains the points scored when `pay_scores`. Returns the first
     game whose action is not of its phase's kind (`rules.PHASE_ACTIONS`), changing nothing, else -1."""
     for g in range(len(actions)):
-        if live[g] and not (0 <= actions[g] < NUM_ACTIONS and phase_actions[st[4][g], actions[g]]):
+        if live[g] and not (0 <= actions[g] < NUM_ACTIONS and phase_actions[st[PHASE][g], actions[g]]):
             return g
     scratch = np.zeros(N_SLOTS, dtype=np.bool_)
-    points = st[16]
+    points = st[POINTS]
     n_players = points.shape[1]
     before = np.zeros(n_players, dtype=np.int64)
     for g in range(len(actions)):
@@ -721,27 +741,27 @@ def step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, p
                 before[i] = 0
                 for k in range(points.shape[2]):
                     before[i] += points[g, i, k]
-        st[3][g] += 1
+        st[STEP_COUNT][g] += 1
         a = np.int64(actions[g])
-        p = np.int64(st[2][g])
-        ph = st[4][g]
+        p = np.int64(st[TO_MOVE][g])
+        ph = st[PHASE][g]
         step_two_over = turn_over = False
         if ph == MOVE_TOKEN:
-            st[18][g] = a - CELL
-            st[4][g] = MOVE_TO
+            st[PENDING_CELL][g] = a - CELL
+            st[PHASE][g] = MOVE_TO
         elif ph == MOVE_TO:
             _move_to(st, g, p, a - CELL, scratch)
         elif ph == HARVEST_SPLIT:
             _split(st, g, p, a - SPLIT)
-            st[19][g] = NO
-            st[4][g] = SUPPLY_OR_CLAIM
+            st[PENDING_TOKEN][g] = NO
+            st[PHASE][g] = SUPPLY_OR_CLAIM
         elif ph == PRODUCE_PHASE:
             _produce(st, g, p, a, scratch)
         elif ph == SUPPLY_OR_CLAIM:
             step_two_over = _supply_or_claim(st, g, p, a)
         elif ph == ROTATE_PHASE:
-            st[21][g] = a - ROTATE
-            st[4][g] = PLACE
+            st[PENDING_ROTATION][g] = a - ROTATE
+            st[PHASE][g] = PLACE
         elif ph == PLACE:
             step_two_over = _place(st, g, p, a)
         elif ph == CLAIM_FRUIT:
@@ -769,33 +789,34 @@ def step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, p
 def mask_one(st, g, seat, out, scratch) -> bool:
     """`out (66,)`: the legal actions of `seat` in game `g` (none unless it is the seat to move); any."""
     out[:] = False
-    if st[0][g] or seat != st[2][g]:
+    if st[DONE][g] or seat != st[TO_MOVE][g]:
         return False
-    ph = st[4][g]
-    row = st[6][g, seat]
-    have = st[9][g, seat]
+    ph = st[PHASE][g]
+    row = st[ISLAND][g, seat]
+    have = st[FRUIT][g, seat]
     if ph == MOVE_TOKEN:
         return movable(row, out[CELL:CLAIM])
     if ph == MOVE_TO:
-        return destinations(row, np.int64(st[18][g]), out[CELL:CLAIM])
+        return destinations(row, np.int64(st[PENDING_CELL][g]), out[CELL:CLAIM])
     if ph == HARVEST_SPLIT or ph == CLAIM_FRUIT:
         for k in range(MAX_SPLIT + 1):
-            out[SPLIT + k] = k <= st[20][g]
+            out[SPLIT + k] = k <= st[PENDING_AMOUNT][g]
     elif ph == PRODUCE_PHASE:
-        producible(have, st[12][g], TOKEN_COLOUR[np.int64(st[19][g])], out[PRODUCE:NUM_ACTIONS])
+        producible(have, st[STACKS][g], TOKEN_COLOUR[np.int64(st[PENDING_TOKEN][g])], out[PRODUCE:NUM_ACTIONS])
         out[PASS] = True
     elif ph == SUPPLY_OR_CLAIM:
-        suppliable(have, st[7][g, seat], st[8][g, seat], scratch)
+        suppliable(have, st[SHIPS][g, seat], st[SHIP_PRESENT][g, seat], scratch)
         for k in range(N_SHIPS):
             out[CELL + BEACH_CELLS[k]] = scratch[k]
-        claimable(have, st[11][g], row, out[CLAIM:PASS])
+        claimable(have, st[BOARD][g], row, out[CLAIM:PASS])
         out[PASS] = True
     elif ph == FACTORY:
-        factory_moves(st[22][g], seat, np.int64(st[26][g]), np.int64(st[25][g]), have, out[ARROW : ARROW + N_ARROWS])
+        pending_disc, pending_arrow = np.int64(st[PENDING_DISC][g]), np.int64(st[PENDING_ARROW][g])
+        factory_moves(st[DISCS][g], seat, pending_disc, pending_arrow, have, out[ARROW : ARROW + N_ARROWS])
         out[PASS] = True
     elif ph == ROTATE_PHASE:
         free = free_bits(row)
-        shape = TOKEN_SHAPE[np.int64(st[19][g])]
+        shape = TOKEN_SHAPE[np.int64(st[PENDING_TOKEN][g])]
         found = False
         for r in range(N_ROT):
             for c in range(N_CELLS):
@@ -805,8 +826,8 @@ def mask_one(st, g, seat, out, scratch) -> bool:
         return found
     elif ph == PLACE:
         free = free_bits(row)
-        shape = TOKEN_SHAPE[np.int64(st[19][g])]
-        rotation = max(np.int64(st[21][g]), 0)
+        shape = TOKEN_SHAPE[np.int64(st[PENDING_TOKEN][g])]
+        rotation = max(np.int64(st[PENDING_ROTATION][g]), 0)
         found = False
         for c in range(N_CELLS):
             out[CELL + c] = fits(free, PLACEMENT_BITS[shape, rotation, c])
@@ -882,9 +903,9 @@ def _placement_values(row, placed, free, mobile, anchor, after, values):
 def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
     """Fill `h (66 * 20,)` with what each legal action of `seat` would do now (`rules.HINTS`); the rows of
     illegal actions stay zero (minus zero where the placement hints marked them unfit, as numpy's product)."""
-    ph = st[4][g]
-    row = st[6][g, seat]
-    ships, present, have = st[7][g, seat], st[8][g, seat], st[9][g, seat]
+    ph = st[PHASE][g]
+    row = st[ISLAND][g, seat]
+    ships, present, have = st[SHIPS][g, seat], st[SHIP_PRESENT][g, seat], st[FRUIT][g, seat]
     delta[:] = 0.0
     points = np.zeros(NUM_ACTIONS, dtype=np.float64)
     spaces = np.zeros(NUM_ACTIONS, dtype=np.float64)
@@ -900,7 +921,7 @@ def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
                 delta[CELL + c, f] = CODE_FRUIT[code, f] * gained
             spaces[CELL + c] = longest
     elif ph == MOVE_TO:
-        src = np.int64(st[18][g])
+        src = np.int64(st[PENDING_CELL][g])
         code = np.int64(row[src])
         for c in range(N_CELLS):
             gained = DISTANCE[src, c] + CODE_BONUS[code]
@@ -908,11 +929,11 @@ def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
                 delta[CELL + c, f] = CODE_FRUIT[code, f] * gained
             spaces[CELL + c] = DISTANCE[src, c]
     elif ph == HARVEST_SPLIT or ph == CLAIM_FRUIT:
-        token = np.int64(st[19][g])
+        token = np.int64(st[PENDING_TOKEN][g])
         first, second = TOKEN_FRUITS[token, 0], TOKEN_FRUITS[token, 1]
         for k in range(MAX_SPLIT + 1):
             delta[SPLIT + k, first] += k
-            delta[SPLIT + k, second] += np.int64(st[20][g]) - k
+            delta[SPLIT + k, second] += np.int64(st[PENDING_AMOUNT][g]) - k
     elif ph == PRODUCE_PHASE:
         for j in range(N_ICE):
             for f in range(FRUITS):
@@ -929,14 +950,14 @@ def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
             points[a] = SHIP_POINTS[ships[k]]
         for slot in range(N_SLOTS):
             r = slot // ROW_SLOTS
-            t = max(np.int64(st[11][g, r, slot % ROW_SLOTS]), 0)
+            t = max(np.int64(st[BOARD][g, r, slot % ROW_SLOTS]), 0)
             for f in range(FRUITS):
                 delta[CLAIM + slot, f] = -ROW_COST[r, f]
             points[CLAIM + slot] = ROW_POINTS[r] + (TOKEN_POINTS[t] if IS_VENUE[t] else 0)
     elif ph == FACTORY and factory:
-        discs = st[22][g, seat]
+        discs = st[DISCS][g, seat]
         for arrow in range(N_ARROWS):
-            if arrow != st[25][g]:
+            if arrow != st[PENDING_ARROW][g]:
                 for f in range(FRUITS):
                     delta[ARROW + arrow, f] = -ARROW_COST[arrow, f]
             to = ARROW_TO[arrow]
@@ -949,7 +970,7 @@ def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
     for r in range(ROWS):
         tokens_open[r] = False
         for k in range(ROW_SLOTS):
-            t = np.int64(st[11][g, r, k])
+            t = np.int64(st[BOARD][g, r, k])
             if t >= 0 and scratch[TOKEN_SHAPE[t]]:
                 tokens_open[r] = True
     after = np.empty(FRUITS, dtype=np.float64)
@@ -968,14 +989,14 @@ def hints_one(st, g, seat, legal, h, delta, values, scratch, factory):
         supplied = BEACH_OF_CELL[a - CELL] if ph == SUPPLY_OR_CLAIM and a < CLAIM else -1
         _after_hints(h, a, after, ships, present, supplied, tokens_open)
     if ph == PLACE or ph == ROTATE_PHASE:
-        token = np.int64(st[19][g])
+        token = np.int64(st[PENDING_TOKEN][g])
         shape = TOKEN_SHAPE[token]
         best = np.empty(3, dtype=np.float64)
         after_free = np.zeros(N_CELLS, dtype=np.bool_)
         for r in range(N_ROT):
             if ph == ROTATE_PHASE:
                 best[:] = -np.inf
-            elif r != max(np.int64(st[21][g]), 0):
+            elif r != max(np.int64(st[PENDING_ROTATION][g]), 0):
                 continue
             for c in range(N_CELLS):
                 _placement_values(row, PLACEMENT_BITS[shape, r, c], free, IS_MOBILE[token], c, after_free, values)
@@ -1013,7 +1034,7 @@ def _one_hot(obs, g, start, index, on):
 def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
     """Fill `obs (n, O)` (zeros) with the whole public state of each game seen from `seats[g]`; blocks over
     players list the observer first, then in turn order (`rules.observation_layout`)."""
-    done, to_move, phase, rounds, island = st[0], st[2], st[4], st[5], st[6]
+    done, to_move, phase, rounds, island = st[DONE], st[TO_MOVE], st[PHASE], st[ROUND], st[ISLAND]
     p = island.shape[1]
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     delta = np.zeros((NUM_ACTIONS, FRUITS), dtype=np.float64)
@@ -1027,31 +1048,31 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
         _one_hot(obs, g, offsets[O_TO_MOVE], (np.int64(to_move[g]) - seat) % p, live)
         _one_hot(obs, g, offsets[O_SEAT], seat, yes)
         obs[g, offsets[O_ROUND]] = np.int64(rounds[g]) / cap
-        obs[g, offsets[O_LICENSE]] = np.int64(st[17][g]) / steps
-        final = st[17][g] == 0 or (solo and rounds[g] == cap - 1)
+        obs[g, offsets[O_LICENSE]] = np.int64(st[LICENSE_LEFT][g]) / steps
+        final = st[LICENSE_LEFT][g] == 0 or (solo and rounds[g] == cap - 1)
         obs[g, offsets[O_FINAL]] = 1.0 if final else 0.0
         for j in range(STACK_SIZE.shape[0]):
-            obs[g, offsets[O_STACKS] + j] = np.int64(st[12][g, j]) / STACK_SIZE[j]
+            obs[g, offsets[O_STACKS] + j] = np.int64(st[STACKS][g, j]) / STACK_SIZE[j]
         for slot in range(N_SLOTS):
-            token = np.int64(st[11][g, slot // ROW_SLOTS, slot % ROW_SLOTS])
+            token = np.int64(st[BOARD][g, slot // ROW_SLOTS, slot % ROW_SLOTS])
             _one_hot(obs, g, offsets[O_BOARD] + slot * N_TOKENS, token, yes)
-        _one_hot(obs, g, offsets[O_CELL], np.int64(st[18][g]), yes)
-        _one_hot(obs, g, offsets[O_TOKEN], np.int64(st[19][g]), yes)
-        obs[g, offsets[O_AMOUNT]] = np.int64(st[20][g]) / MAX_SPLIT
-        _one_hot(obs, g, offsets[O_ROTATION], np.int64(st[21][g]), yes)
+        _one_hot(obs, g, offsets[O_CELL], np.int64(st[PENDING_CELL][g]), yes)
+        _one_hot(obs, g, offsets[O_TOKEN], np.int64(st[PENDING_TOKEN][g]), yes)
+        obs[g, offsets[O_AMOUNT]] = np.int64(st[PENDING_AMOUNT][g]) / MAX_SPLIT
+        _one_hot(obs, g, offsets[O_ROTATION], np.int64(st[PENDING_ROTATION][g]), yes)
         for k in range(p):
             i = (seat + k) % p
             for f in range(FRUITS):
-                obs[g, offsets[O_FRUIT] + k * FRUITS + f] = np.int64(st[9][g, i, f]) / 10.0
+                obs[g, offsets[O_FRUIT] + k * FRUITS + f] = np.int64(st[FRUIT][g, i, f]) / 10.0
             total = 0
-            for j in range(st[16].shape[2]):
-                total += st[16][g, i, j]
+            for j in range(st[POINTS].shape[2]):
+                total += st[POINTS][g, i, j]
             obs[g, offsets[O_SCORES] + k] = total / 100.0
             for pos in range(N_SHIPS):
-                if st[8][g, i, pos]:
+                if st[SHIP_PRESENT][g, i, pos]:
                     at = offsets[O_SHIPS] + (k * N_SHIPS + pos) * N_SHIP_FEATURES
                     for j in range(N_SHIP_FEATURES):
-                        obs[g, at + j] = SHIP_FEATURES[st[7][g, i, pos], j]
+                        obs[g, at + j] = SHIP_FEATURES[st[SHIPS][g, i, pos], j]
             at = offsets[O_ISLANDS] + k * N_CHANNELS * N_CELLS
             for ch in range(N_CHANNELS):
                 for c in range(N_CELLS):
@@ -1060,26 +1081,26 @@ def observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs):
             start = offsets[O_HINTS]
             hints_one(st, g, seat, mask, obs[g, start : start + NUM_ACTIONS * N_HINTS], delta, values, scratch, factory)
         if factory:
-            discs = st[22]
+            discs = st[DISCS]
             finals = 0
             for node in FINAL_NODES:
                 taken = False
                 for i in range(p):
-                    for d in range(DISCS):
+                    for d in range(N_DISCS):
                         taken |= discs[g, i, d] == node
                 obs[g, offsets[O_FINALS] + finals] = 1.0 if taken else 0.0
                 finals += 1
             for k in range(p):
                 i = (seat + k) % p
-                for d in range(DISCS):
+                for d in range(N_DISCS):
                     node = np.int64(discs[g, i, d])
                     if node >= 0:
-                        obs[g, offsets[O_DISCS] + k * N_NODES + node] += 1.0 / DISCS
+                        obs[g, offsets[O_DISCS] + k * N_NODES + node] += 1.0 / N_DISCS
                 obs[g, offsets[O_BOTTLES] + k] = bottles(discs[g, i]) / MAX_BOTTLES
-            _one_hot(obs, g, offsets[O_ARROW], np.int64(st[25][g]), yes)
+            _one_hot(obs, g, offsets[O_ARROW], np.int64(st[PENDING_ARROW][g]), yes)
         if solo:
             for t in range(N_TOKENS):
-                obs[g, offsets[O_PILE] + t] = 1.0 if st[27][g, t] else 0.0
+                obs[g, offsets[O_PILE] + t] = 1.0 if st[PILE][g, t] else 0.0
             _one_hot(obs, g, offsets[O_RIVAL], np.int64(rounds[g]) % ROWS, live)
 
 
@@ -1094,11 +1115,11 @@ def advance(action, st, rewards, ended, masks, obs, phase_actions, factory, solo
     action (each kernel call first unpacks every state array). Returns what `step` returns; on an action
     of the wrong kind nothing changes."""
     actions = np.full(1, action, dtype=np.int64)
-    live = ~st[0]
+    live = ~st[DONE]
     g = step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, per_row, pay_scores)
     if g >= 0:
         return g
-    seats = st[2][:1].astype(np.int64)
+    seats = st[TO_MOVE][:1].astype(np.int64)
     mask_one(st, np.int64(0), seats[0], masks[seats[0]], np.zeros(N_SLOTS, dtype=np.bool_))  # not a literal 0:
     # `legal_mask`'s compiled `mask_one` serves (a literal would compile a second one)
     observe(seats, st, offsets, phase_size, cap, steps, solo, factory, obs)

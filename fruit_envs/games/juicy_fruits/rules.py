@@ -25,11 +25,10 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from functools import cache
-from operator import attrgetter
 
 import numpy as np
 
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.core.lazy import StateKernels, kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState, advance_buffers, seat_array
 from fruit_envs.games.juicy_fruits import components as C
@@ -413,18 +412,7 @@ def start_island(config: Config) -> np.ndarray:
 
 
 _kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
-
-
-# The state's arrays in the order the kernels take them (one tuple, `st` there).
-KERNEL_FIELDS = (
-    "done", "truncated", "to_move", "step_count", "phase", "round", "island", "ships", "ship_present", "fruit",
-    "fruit_gained", "board", "stacks", "markers", "milkshake_paid", "claims", "points", "license_left",
-    "pending_cell", "pending_token", "pending_amount", "pending_rotation", "discs", "arrows_paid",
-    "circles_scored", "pending_arrow", "pending_disc", "pile", "keys",
-)  # fmt: skip
-
-
-_arrays = attrgetter(*KERNEL_FIELDS)  # state -> the tuple of its arrays the kernels take
+_state_kernels = StateKernels(__package__, State)  # those taking state arrays, given the state itself
 
 
 def init(config: Config, keys: np.ndarray) -> State:
@@ -505,7 +493,7 @@ def acting(state: State) -> np.ndarray:
 def legal_mask(state: State, player=None) -> np.ndarray:
     """`(n, 66)` bool: legal actions of `player` (default: the seat to move); all False when it is not its turn."""
     mask = np.zeros((state.batch_size, NUM_ACTIONS), dtype=bool)
-    _kernels().legal_mask(_arrays(state), seat_array(state, player), mask)
+    _state_kernels.legal_mask(state, seat_array(state, player), mask)
     return mask
 
 
@@ -534,8 +522,8 @@ def step(
     rewards = np.zeros((n, p), dtype=np.float32)
     cfg = s.config
     ended = np.zeros(n, dtype=bool)
-    g = _kernels().step(
-        actions, live, _arrays(s), rewards, ended, PHASE_ACTIONS, has_factory(cfg), is_solo(cfg), round_cap(cfg),
+    g = _state_kernels.step(
+        actions, live, s, rewards, ended, PHASE_ACTIONS, has_factory(cfg), is_solo(cfg), round_cap(cfg),
         tokens_per_row(cfg), cfg.reward == "score",
     )  # fmt: skip
     if g >= 0:
@@ -557,8 +545,8 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     cfg = state.config
     size, factory, solo, per_row, pay_scores, offsets, phases, steps = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
-    wrong_kind = _kernels().advance(
-        operator.index(action), _arrays(state), rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo,
+    wrong_kind = _state_kernels.advance(
+        operator.index(action), state, rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo,
         round_cap(cfg), per_row, pay_scores, offsets, phases, steps,
     )  # fmt: skip
     if wrong_kind >= 0:
@@ -595,7 +583,7 @@ def frozen(s: State, g: np.ndarray) -> np.ndarray:
     """
     g = np.asarray(g, dtype=np.int64).reshape(-1)
     out = np.zeros(len(g), dtype=bool)
-    _kernels().frozen_many(_arrays(s), g, has_factory(s.config), out)
+    _state_kernels.frozen_many(s, g, has_factory(s.config), out)
     return out
 
 
@@ -612,7 +600,7 @@ def rival_row(rounds_completed: np.ndarray) -> np.ndarray:
 
 def _begin_turn(s: State, g: np.ndarray) -> None:
     """Step 1 for the games `g` if some token can move, else it is forfeited and step 2 begins."""
-    _kernels().begin_turns(_arrays(s), np.asarray(g, dtype=np.int64).reshape(-1))
+    _state_kernels.begin_turns(s, np.asarray(g, dtype=np.int64).reshape(-1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -704,7 +692,7 @@ def action_hints(state: State, player) -> np.ndarray:
     afterwards, and how much room a placement leaves the own movers. Zero when it is not the seat's turn.
     """
     out = np.zeros((state.batch_size, NUM_ACTIONS * N_HINTS), dtype=np.float32)
-    _kernels().action_hints(_arrays(state), seat_array(state, player), has_factory(state.config), out)
+    _state_kernels.action_hints(state, seat_array(state, player), has_factory(state.config), out)
     return out.reshape(state.batch_size, NUM_ACTIONS, N_HINTS)
 
 
@@ -713,8 +701,8 @@ def observe(state: State, player) -> np.ndarray:
     cfg = state.config
     size, offsets, phases = _observation_plan(cfg)
     obs = np.zeros((state.batch_size, size), dtype=np.float32)
-    _kernels().observe(
-        seat_array(state, player), _arrays(state), offsets, phases, round_cap(cfg), license_steps(cfg),
+    _state_kernels.observe(
+        seat_array(state, player), state, offsets, phases, round_cap(cfg), license_steps(cfg),
         is_solo(cfg), has_factory(cfg), obs,
     )  # fmt: skip
     return obs

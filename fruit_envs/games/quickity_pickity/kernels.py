@@ -2,7 +2,8 @@
 rounds, ticks (flips, places, takes), scoring, masks, what is known of the pile, the observation and its
 money hints that `rules` calls (numba; see `core.kernels`). The component tables (set values and
 legality, bonus fruit, attribute bits) and the observation's lookup rows come from `components` and
-`rules` as arguments, so each stays written once.
+`rules` as arguments, so each stays written once; the state's arrays are parameters named after
+`rules.State`'s fields.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def zone_money(g, i, card, set_size, set_bits, set_bonus, num_sets, legal) -> np
 
 
 @njit
-def money_many(card, set_size, set_bits, set_bonus, num_sets, legal, out):
+def money_many(num_sets, set_size, set_bits, set_bonus, card, legal, out):
     for g in range(len(card)):
         for i in range(num_sets.shape[1]):
             out[g, i] = zone_money(g, i, card, set_size, set_bits, set_bonus, num_sets, legal)
@@ -95,7 +96,7 @@ def pile(g, deck, shown, deck_pos, flags) -> np.int64:
 
 
 @njit
-def pile_many(deck, shown, deck_pos, flags, face_down):
+def pile_many(deck, deck_pos, shown, flags, face_down):
     for g in range(len(deck_pos)):
         face_down[g] = pile(g, deck, shown, deck_pos, flags[g])
 
@@ -137,8 +138,8 @@ def new_round(
 
 @njit
 def new_rounds(
-    keys, layout, kind_slots, location, up_count, taken, held, num_sets, set_size, set_bits, set_bonus,
-    seat_phase, committed, to_move, phase, deck, deck_pos, shown, card,
+    keys, to_move, phase, seat_phase, layout, location, up_count, taken, kind_slots, held, num_sets, set_size,
+    set_bits, set_bonus, committed, deck, deck_pos, shown, card,
 ):  # fmt: skip
     for g in range(len(keys)):
         new_round(
@@ -355,7 +356,7 @@ def _end_round(
 
 
 @njit
-def legal_mask(games, seat, done, committed, seat_phase, num_sets, up_count, f, only_undecided, mask):
+def legal_mask(games, seat, done, seat_phase, up_count, num_sets, committed, f, only_undecided, mask):
     """Row i: seat `seat[i]` of game `games[i]`. Every seat that has not chosen this tick decides: flip
     (phase flip or take), take a face-up fruit type (phase take), place the held fruit into one of its
     sets or a new set (phase place). `only_undecided=False` gives a seat's choices even when it has
@@ -416,7 +417,7 @@ def _gains(g, s, done, card, layout, held, num_sets, set_size, set_bits, legal, 
 
 
 @njit
-def gains_many(seat, done, card, layout, held, num_sets, set_size, set_bits, legal, out):
+def gains_many(seat, done, layout, held, num_sets, set_size, set_bits, card, legal, out):
     for g in range(len(seat)):
         _gains(g, seat[g], done, card, layout, held, num_sets, set_size, set_bits, legal, out[g])
 
@@ -527,7 +528,7 @@ def advance(
         seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, rewards, ended, legal,
         pay_scores, rounds_to_win, box_hidden,
     )  # fmt: skip
-    legal_mask(games, seats, done, committed, seat_phase, num_sets, up_count, set_size.shape[1], np.bool_(True), masks)
+    legal_mask(games, seats, done, seat_phase, up_count, num_sets, committed, set_size.shape[1], np.bool_(True), masks)
     observe(
         to_move.astype(np.int64), done, seat_phase, starter, layout, location, up_count, taken, held, num_sets,
         set_size, set_bits, set_bonus, seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won,

@@ -46,7 +46,7 @@ from functools import cache
 import numpy as np
 
 from fruit_envs.core import rng, validate
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.core.lazy import StateKernels, kernels_of
 from fruit_envs.core.spec import Config, GameSpec, option, outcome_rewards
 from fruit_envs.core.state import BatchState, advance_buffers, every_seat, game_rows, seat_array
 from fruit_envs.games.quickity_pickity import components as C
@@ -308,9 +308,8 @@ def zone_start(num_sets: np.ndarray) -> np.ndarray:
 
 def money(state: State) -> np.ndarray:
     """`(n, P)` int64 each seat's money this round: its sets on the current card plus the bonus."""
-    s = state
-    out = np.zeros((s.batch_size, s.config.num_players), dtype=np.int64)
-    _kernels().money_many(s.card, s.set_size, s.set_bits, s.set_bonus, s.num_sets, _legal_table(s.config), out)
+    out = np.zeros((state.batch_size, state.config.num_players), dtype=np.int64)
+    _state_kernels.money_many(state, _legal_table(state.config), out)
     return out
 
 
@@ -328,6 +327,7 @@ def score_tiles(card: int, sets: list[list[str]], family: bool = False) -> int:
 
 
 _kernels = kernels_of(__package__)  # the compiled kernels, imported on first use
+_state_kernels = StateKernels(__package__, State)  # those taking state arrays, given the state itself
 
 
 def _legal_table(config: Config) -> np.ndarray:
@@ -406,12 +406,7 @@ def init(config: Config, keys: np.ndarray) -> State:
     for block in range(d // C.N_CARDS):
         state.keys, sub = rng.split(state.keys)
         state.deck[:, block * C.N_CARDS : (block + 1) * C.N_CARDS] = rng.permutations(sub, C.N_CARDS)
-    st = state  # the first round: shuffle the tiles face down, show the first marketplace card
-    _kernels().new_rounds(
-        st.keys, st.layout, st.kind_slots, st.location, st.up_count, st.taken, st.held, st.num_sets, st.set_size,
-        st.set_bits, st.set_bonus, st.seat_phase, st.committed, st.to_move, st.phase, st.deck, st.deck_pos,
-        st.shown, st.card,
-    )  # fmt: skip
+    _state_kernels.new_rounds(state)  # the first round: tiles face down, the first card shown
     return state
 
 
@@ -448,11 +443,9 @@ def _masks(state: State, seat: np.ndarray, only_undecided: bool = True, games: n
     table (see `legal_mask`)."""
     games = game_rows(state.batch_size) if games is None else games
     mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
-    s = state
-    _kernels().legal_mask(
-        games, np.ascontiguousarray(seat, dtype=np.int64), s.done, s.committed, s.seat_phase, s.num_sets,
-        s.up_count, s.set_size.shape[1], only_undecided, mask,
-    )  # fmt: skip
+    _state_kernels.legal_mask(
+        games, np.ascontiguousarray(seat, dtype=np.int64), state, state.set_size.shape[1], only_undecided, mask
+    )
     return mask
 
 
@@ -502,13 +495,9 @@ def step(
     live = ~s.done if active is None else ~s.done & np.asarray(active, dtype=bool).reshape(n)
     rewards = np.zeros((n, p), dtype=np.float32)
     ended = np.zeros(n, dtype=bool)
-    _kernels().step(
-        actions, live, s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase, s.round_index, s.starter,
-        s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots, s.held, s.num_sets,
-        s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck, s.deck_pos, s.shown,
-        s.card, s.cards_won, rewards, ended, _legal_table(cfg), cfg.reward == "score", cfg.rounds_to_win,
-        box_hidden(cfg),
-    )  # fmt: skip
+    _state_kernels.step(
+        actions, live, s, rewards, ended, _legal_table(cfg), cfg.reward == "score", cfg.rounds_to_win, box_hidden(cfg)
+    )
     if cfg.reward == "terminal" and ended.any():
         rewards[ended] = terminal_rewards(s.cards_won[ended])
     return s, rewards
@@ -521,12 +510,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     s, cfg = state, state.config
     size, fixed, tables = _advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
-    _kernels().advance(
-        operator.index(action), s.keys, s.done, s.to_move, s.step_count, s.phase, s.seat_phase,
-        s.round_index, s.starter, s.in_play, s.kind_start, s.layout, s.location, s.up_count, s.taken, s.kind_slots,
-        s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
-        s.deck_pos, s.shown, s.card, s.cards_won, rewards, ended, *fixed, masks, *tables, obs,
-    )  # fmt: skip
+    _state_kernels.advance(operator.index(action), s, rewards, ended, *fixed, masks, *tables, obs)
     if cfg.reward == "terminal" and ended[0]:
         rewards[0] = terminal_rewards(s.cards_won)[0]
     return rewards[0], masks, obs[0]
@@ -614,7 +598,7 @@ def pile_knowledge(state: State) -> tuple[np.ndarray, np.ndarray]:
     from it since. The pile's next card is uniform over the cards of its shuffle not shown."""
     flags = np.zeros((state.batch_size, C.N_CARDS), dtype=bool)
     face_down = np.zeros(state.batch_size, dtype=np.int64)
-    _kernels().pile_many(state.deck, state.shown, state.deck_pos, flags, face_down)
+    _state_kernels.pile_many(state, flags, face_down)
     return flags, face_down
 
 
@@ -637,12 +621,9 @@ def observe(state: State, player) -> np.ndarray:
     seat = seat_array(state, player)
     lay = _layout(cfg)
     obs = np.zeros((state.batch_size, lay["gains"].stop), dtype=np.float32)
-    s = state
-    _kernels().observe(
-        np.ascontiguousarray(seat), s.done, s.seat_phase, s.starter, s.layout, s.location, s.up_count, s.taken,
-        s.held, s.num_sets, s.set_size, s.set_bits, s.set_bonus, s.seen_most, s.seen_once, s.committed, s.deck,
-        s.deck_pos, s.shown, s.card, s.cards_won, _legal_table(cfg), box_hidden(cfg), _offsets(cfg), CARD_TABLE,
-        HELD_ROWS, SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG,
+    _state_kernels.observe(
+        np.ascontiguousarray(seat), state, _legal_table(cfg), box_hidden(cfg), _offsets(cfg),
+        CARD_TABLE, HELD_ROWS, SET_ROWS[cfg.family], SET_VALUE_POS, SET_VALUE_NEG,
         OPTION_ROWS[(cfg.rounds_to_win, cfg.family, box_hidden(cfg))], obs,
     )  # fmt: skip
     return obs
@@ -663,12 +644,10 @@ def action_gains(state: State, seat: np.ndarray) -> np.ndarray:
     This is the arithmetic of 'Calculate Your Earnings' done for the learner, like Fruit Picking's
     `plant_targets`: a network would otherwise have to learn set legality separately for every set row.
     """
-    s = state
-    gains = np.zeros((s.batch_size, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
-    _kernels().gains_many(
-        np.ascontiguousarray(np.broadcast_to(np.asarray(seat, dtype=np.int64), (s.batch_size,))), s.done, s.card,
-        s.layout, s.held, s.num_sets, s.set_size, s.set_bits, _legal_table(s.config), gains,
-    )  # fmt: skip
+    n = state.batch_size
+    gains = np.zeros((n, NUM_ACTIONS, GAIN_FEATURES), dtype=np.float32)
+    seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seat, dtype=np.int64), (n,)))
+    _state_kernels.gains_many(seats, state, _legal_table(state.config), gains)
     return gains
 
 
