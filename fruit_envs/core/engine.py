@@ -337,7 +337,9 @@ class LearnerBatch:
         """Apply the learners' actions, play opponents, autoreset finished games (same step).
 
         `active`: `(N,)` bool, the games that take their action (default all); the others are left as
-        they are, their action ignored, with reward 0 and neither terminated nor truncated."""
+        they are, their action ignored, with reward 0 and neither terminated nor truncated. With
+        `illegal_action="replace"`, `replaced` `(N,)` bool marks the games whose action was replaced (None in
+        the other modes) and `played_action` the actions played."""
         self.require_reset("step()")
         if self.num_envs == 1 and active is None and self._one_call and not self.state.done[0]:
             checked = validate.as_actions(actions, 1, self.spec.num_actions, f"{self.spec.name}: actions")
@@ -354,8 +356,9 @@ class LearnerBatch:
         rows = np.arange(self.num_envs)
         masks = self.action_masks()
         legal = masks[rows, actions] | ~active
-        replaced = np.zeros(self.num_envs, dtype=bool)
-        if not legal.all() and self.illegal_action == "replace":
+        replacing = self.illegal_action == "replace"
+        replaced = np.zeros(self.num_envs, dtype=bool) if replacing else None  # read only in that mode
+        if replacing and not legal.all():
             replaced, legal = ~legal, np.ones(self.num_envs, dtype=bool)
             actions = np.where(replaced, replacement_actions(masks, actions), actions)
         if not legal.all() and self.illegal_action == "raise":
@@ -375,7 +378,8 @@ class LearnerBatch:
         reward += self._play_opponents()
         illegal = ~legal
         reward[illegal] = self.illegal_reward
-        reward[replaced] -= self.illegal_penalty
+        if replacing:
+            reward[replaced] -= self.illegal_penalty
         terminated = (self.state.done & ~self.state.truncated & active) | illegal
         truncated = self.state.truncated & ~illegal & active
         self.episode_length += active
