@@ -132,21 +132,13 @@ two-card draw known to all; `drawn_known_by`/`stack_known_by` in descriptions. R
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
+from fruit_envs.core.aec import pettingzoo_constructors
 
 GAME = "fruit_picking"
 
-
-def raw_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitAECEnv:
-    """The AEC env without wrappers: illegal actions raise `IllegalActionError`."""
-    return FruitAECEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def env(num_players: int = 2, render_mode: str | None = None, **options):
-    """The AEC env wrapped like PettingZoo classic environments."""
-    return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def parallel_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitParallelEnv:
-    """One decision per step: the seat to move acts, every other seat sends the added wait action."""
-    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
+raw_env, env, parallel_env = pettingzoo_constructors(
+    __name__,
+    GAME,
+    num_players=2,
+    parallel_doc="One decision per step: the seat to move acts, every other seat sends the added wait action.",
+)

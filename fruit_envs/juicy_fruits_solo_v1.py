@@ -34,21 +34,13 @@ rewards are unchanged.
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
+from fruit_envs.core.aec import pettingzoo_constructors
 
 GAME = "juicy_fruits_solo"
 
-
-def raw_env(num_players: int = 1, render_mode: str | None = None, **options) -> FruitAECEnv:
-    """The AEC env without wrappers: illegal actions raise `IllegalActionError`."""
-    return FruitAECEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def env(num_players: int = 1, render_mode: str | None = None, **options):
-    """The AEC env wrapped like PettingZoo classic environments."""
-    return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def parallel_env(num_players: int = 1, render_mode: str | None = None, **options) -> FruitParallelEnv:
-    """The one seat acts every step (the parallel API for clients that only take it)."""
-    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
+raw_env, env, parallel_env = pettingzoo_constructors(
+    __name__,
+    GAME,
+    num_players=1,
+    parallel_doc="The one seat acts every step (the parallel API for clients that only take it).",
+)

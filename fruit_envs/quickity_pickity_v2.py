@@ -174,21 +174,13 @@ env does the same.
 
 from __future__ import annotations
 
-from fruit_envs.core.aec import FruitAECEnv, FruitParallelEnv, make_aec_env
+from fruit_envs.core.aec import pettingzoo_constructors
 
 GAME = "quickity_pickity"
 
-
-def raw_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitAECEnv:
-    """The AEC env without wrappers: illegal actions raise `IllegalActionError`."""
-    return FruitAECEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def env(num_players: int = 2, render_mode: str | None = None, **options):
-    """The AEC env wrapped like PettingZoo classic environments."""
-    return make_aec_env(GAME, num_players=num_players, render_mode=render_mode, **options)
-
-
-def parallel_env(num_players: int = 2, render_mode: str | None = None, **options) -> FruitParallelEnv:
-    """Every player acts in every step: one step is one tick of the race."""
-    return FruitParallelEnv(GAME, num_players=num_players, render_mode=render_mode, **options)
+raw_env, env, parallel_env = pettingzoo_constructors(
+    __name__,
+    GAME,
+    num_players=2,
+    parallel_doc="Every player acts in every step: one step is one tick of the race.",
+)

@@ -45,6 +45,26 @@ def test_every_game_has_one_row_of_ids():
     assert all(importlib.import_module(row["module"]).env for row in ROWS)
 
 
+def test_each_game_module_constructs_its_own_game_under_its_own_names():
+    """The three constructors come from one factory; each is still a function of its game module (so
+    pickle, `help()` and the API page find it there), defaults to the game's default player count and
+    builds that module's game."""
+    import pickle
+
+    for row in ROWS:
+        module = importlib.import_module(row["module"])
+        spec = fruit_envs.get_spec(module.GAME)
+        for name, kind in (("raw_env", "FruitAECEnv"), ("env", None), ("parallel_env", "FruitParallelEnv")):
+            constructor = getattr(module, name)
+            assert (constructor.__module__, constructor.__qualname__) == (row["module"], name)
+            assert pickle.loads(pickle.dumps(constructor)) is constructor
+            built = constructor()
+            assert built.unwrapped.spec.id == module.GAME
+            assert len(built.possible_agents) == spec.default_num_players
+            assert kind is None or type(built).__name__ == kind
+        assert module.parallel_env.__doc__ and module.parallel_env.__doc__ != module.raw_env.__doc__
+
+
 @needs_registry
 def test_pettingzoo_registries_hold_every_served_and_retired_id_and_nothing_else():
     ours = {kind: sorted(k for k in reg if k.startswith("fruit_envs/")) for kind, reg in _registries().items()}

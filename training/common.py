@@ -175,3 +175,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def flag(name: str) -> str:
     return name.replace("_", "-")
+
+
+def run_command(run, print_summary, errors: type[Exception] | tuple = ValueError) -> int:
+    """A trainer's exit code: 2 with the message on a refused input, the signal's code when a stop
+    signal ended the run (its state is saved), else 0 after printing the summary."""
+    try:
+        summary = run()
+    except errors as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if summary.get("interrupted"):
+        return summary["exit_code"]
+    print_summary(summary)
+    return 0

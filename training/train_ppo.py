@@ -1203,16 +1203,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        args = parse_args(argv)
-        summary = train(args)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if summary.get("interrupted"):
-        return summary["exit_code"]
-    print_summary(summary)
-    return 0
+    return common.run_command(lambda: train(parse_args(argv)), print_summary)
 
 
 if __name__ == "__main__":

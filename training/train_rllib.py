@@ -549,15 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("error: Ray RLlib is not installed; pip install -e '.[distributed]' (or ./dev setup)", file=sys.stderr)
         return 2
-    try:
-        summary = train(args)
-    except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if summary.get("interrupted"):
-        return summary["exit_code"]
-    print_summary(summary)
-    return 0
+    return common.run_command(lambda: train(args), print_summary, errors=UsageError)
 
 
 if __name__ == "__main__":

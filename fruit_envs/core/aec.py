@@ -702,3 +702,29 @@ class FruitParallelEnv(_SingleGame, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terms, truncs, infos
+
+
+def pettingzoo_constructors(module: str, game: str, num_players: int, parallel_doc: str):
+    """A game module's `raw_env`, `env` and `parallel_env`, named as functions of `module`.
+
+    Every game module exposes the same three PettingZoo constructors; they differ only in the game,
+    its default player count and what one parallel step means (`parallel_doc`).
+    """
+
+    def raw_env(num_players: int = num_players, render_mode: str | None = None, **options) -> FruitAECEnv:
+        """The AEC env without wrappers: illegal actions raise `IllegalActionError`."""
+        return FruitAECEnv(game, num_players=num_players, render_mode=render_mode, **options)
+
+    def env(num_players: int = num_players, render_mode: str | None = None, **options):
+        """The AEC env wrapped like PettingZoo classic environments."""
+        return make_aec_env(game, num_players=num_players, render_mode=render_mode, **options)
+
+    def parallel_env(num_players: int = num_players, render_mode: str | None = None, **options) -> FruitParallelEnv:
+        return FruitParallelEnv(game, num_players=num_players, render_mode=render_mode, **options)
+
+    parallel_env.__doc__ = parallel_doc
+    made = (raw_env, env, parallel_env)
+    for function in made:
+        function.__module__ = module  # so pickle, help() and the docs find them where users import them
+        function.__qualname__ = function.__name__
+    return made
