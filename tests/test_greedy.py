@@ -90,6 +90,8 @@ def test_greedy_reads_the_observation_where_the_layout_puts_it(game, players, mo
     spec = get_spec(game)
     config = spec.make_config(players)
     plain = make_agent("greedy", spec, config)
+    # observed before the layout moves: the rules cache their own offsets, and must keep the true ones
+    cases = observations(game, players)
     layout = spec.rules.observation_layout(config)
     later = {name: slice(block.start + 5, block.stop + 5) for name, block in layout.items()}
     defined_in = sys.modules[spec.rules.observation_layout.__module__]  # juicy_fruits_solo: Juicy Fruits' rules
@@ -97,7 +99,7 @@ def test_greedy_reads_the_observation_where_the_layout_puts_it(game, players, mo
         monkeypatch.setattr(rules, "observation_layout", lambda config: later)
     moved = make_agent("greedy", spec, config)
     junk = np.random.default_rng(1)
-    for obs, mask in observations(game, players):
+    for obs, mask in cases:
         padded = np.concatenate([junk.random((len(obs), 5)).astype(obs.dtype) * 9, obs], axis=1)
         assert np.array_equal(moved.scores(padded, mask), plain.scores(obs, mask))
 

@@ -271,8 +271,11 @@ def test_one_iteration_on_two_env_runners_writes_the_run_folder_and_never_plays_
     assert {"ray", "torch", "gymnasium", "numpy", "fruit_envs"} <= set(config["versions"])
     assert config["ray_cluster"]["address"] == "local" and "commit" in config["git"]
 
-    (row,) = rows(run / "progress.csv")  # one training iteration
-    assert int(row["iteration"]) == 1 and int(row["timesteps"]) >= 600
+    # one training iteration, or more where RLlib's sample timeout cut a batch short on a loaded machine
+    iterations = rows(run / "progress.csv")
+    row = iterations[-1]
+    assert [int(r["iteration"]) for r in iterations] == list(range(1, len(iterations) + 1))
+    assert int(row["timesteps"]) >= 600 and (len(iterations) == 1 or int(iterations[-2]["timesteps"]) < 600)
     assert float(row["healthy_env_runners"]) == 2 and float(row["env_runner_restarts"]) == 0
     assert float(row["episodes"]) >= 2, "whole games were played, so every action was checked"
     assert row["illegal_actions"] == "0", "the masked policy never chose an illegal action (and that was counted)"
