@@ -1,8 +1,10 @@
-"""Compile every game's rule kernels now, so that no later process waits for them (numba caches them).
+"""Compile every game's rule kernels and its greedy agent's now, so that no later process waits for them
+(numba caches them).
 
     python -m fruit_envs.compile            # every game; prints the seconds each took
     python -m fruit_envs.compile cherry_picking
     python -m fruit_envs.compile --kernels fruit_envs.games.juicy_fruits   # the games playing those kernels
+    python -m fruit_envs.compile --kernels fruit_envs.agents.greedy.juicy_fruits   # a greedy agent's kernels
 
 A new installation otherwise compiles a game's kernels in a background process the first time a game is
 played, running them interpreted until it has finished (`fruit_envs.core.lazy`); `./dev setup` runs this
@@ -29,8 +31,11 @@ from fruit_envs.core.spec import get_spec, registered_games
 
 
 def compile_game(game: str) -> float:
-    """Play one short random game of `game` through every kernel, compiled (in this process, whatever
-    `$FRUIT_ENVS_KERNELS` says, from now on); returns the seconds it took."""
+    """Play one short random game of `game` through every kernel, its greedy agent's included, compiled (in
+    this process, whatever `$FRUIT_ENVS_KERNELS` says, from now on); returns the seconds it took."""
+    from fruit_envs.agents.greedy import make_greedy
+    from fruit_envs.agents.hooks import search_hooks
+
     spec = get_spec(game)
     rules, config = spec.rules, spec.make_config()
     optional = game_rules(spec)
@@ -38,16 +43,19 @@ def compile_game(game: str) -> float:
     start = time.perf_counter()
     state = rules.init(config, rng.keys_from_seed(0, 2))
     gen = np.random.default_rng(0)
+    greedy = make_greedy(spec, config)
     for _ in range(spec.max_game_length(config)):
         if state.done.all():
             break
         mask = rules.legal_mask(state)
-        rules.observe(state, state.to_move.astype(np.int64))
+        obs = rules.observe(state, state.to_move.astype(np.int64))
+        greedy.act(obs[~state.done], mask[~state.done], gen)
         rules.observe(state, 0)
         actions = np.where(mask, gen.random(mask.shape), -1.0).argmax(axis=1)
         state, _ = rules.step(state, actions, ~state.done)
         if optional.legal_masks is not None:
             optional.legal_masks(state)
+    search_hooks(game).progress(state)  # search's progress score (greedy's set worth, in some games)
     if optional.advance is not None:  # the AEC env's step: one game
         one = rules.init(config, rng.keys_from_seed(0, 1))
         optional.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))
@@ -55,8 +63,13 @@ def compile_game(game: str) -> float:
 
 
 def games_using(package: str) -> list[str]:
-    """The registered games whose rules live in `package` (their kernels' folder)."""
-    return [spec.id for spec in registered_games() if spec.rules.__name__.rpartition(".")[0] == package]
+    """The registered games whose rules live in `package` (their kernels' folder), or whose greedy agent does
+    (`fruit_envs.agents.greedy.<game>`)."""
+    return [
+        spec.id
+        for spec in registered_games()
+        if package in (spec.rules.__name__.rpartition(".")[0], f"fruit_envs.agents.greedy.{spec.id}")
+    ]
 
 
 def compile_lock(package: str) -> FileLock:

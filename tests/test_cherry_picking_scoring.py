@@ -122,6 +122,8 @@ def test_scoring_rejects_bad_piles():
         score_piles(np.zeros(10))
     with pytest.raises(ValueError, match="non-negative"):
         score_piles(-pile("cherry 1"))
+    with pytest.raises(ValueError, match="at most 127"):
+        score_piles(200 * pile("ladder"))
 
 
 @settings(max_examples=200, deadline=None)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import game_player_params
+from conftest import game_ids, game_player_params
 
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs.agents import make_agent
@@ -122,3 +122,18 @@ def test_quickity_pickity_set_worth_is_public_and_documented():
     assert worth.shape == (3, 1)
     assert worth[0, 0] == C.ILLEGAL_SET and worth[1, 0] == 0.0
     assert worth[2, 0] == greedy.worth[3, 1, min(2, MAX_SIZE - 1)]
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_greedy_refuses_observations_of_another_shape(game):
+    """The compiled heuristic reads columns by index, unchecked: an observation of another width (another
+    player count's) or a mask of another batch is refused by name instead of being read past its end."""
+    spec = get_spec(game)
+    config = spec.make_config(spec.player_counts[0])
+    agent = make_agent("greedy", spec, config)
+    (obs, mask), *_ = observations(game, config.num_players)
+    gen = np.random.default_rng(0)
+    for bad_obs, bad_mask in ((obs[:, :-1], mask), (obs, mask[:-1]), (obs[0], mask[0]), (obs, mask[:, :-1])):
+        with pytest.raises(ValueError, match=rf"observations \(B, {obs.shape[1]}\) and a mask \(B, {mask.shape[1]}\)"):
+            agent.act(bad_obs, bad_mask, gen)
+    assert agent.act(obs, mask, gen).shape == (len(obs),)

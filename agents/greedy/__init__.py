@@ -1,8 +1,12 @@
 """One greedy heuristic per game, each using only what its seat observes.
 
-The heuristic of game `<id>` lives in `agents/greedy/<id>.py` and exposes `make(config)`. Each reads the
-observation by name: the blocks of `rules.observation_layout(config)` and the rules' named columns within
-a block's rows, turned into column indices once per agent (`own_part`, `columns`).
+The agent of game `<id>` lives in `agents/greedy/<id>/` and exposes `make(config)`; its heuristic is one
+numba kernel, `kernels.scores`, in `agents/greedy/<id>/kernels.py`, loaded like the rules' (`core.lazy`:
+compiled, or its interpreted twin) and compiled with them by `python -m fruit_envs.compile` (issue 56:
+the same scores to the bit as the numpy code it replaced; `tests/agent_corpus/` holds their decisions).
+Each reads the observation by name: the blocks of `rules.observation_layout(config)` and the rules' named
+columns within a block's rows, turned into column indices once per agent (`own_part`, `columns`) and
+handed to the kernel. `act` breaks ties among the best legal actions at random (`argmax_legal`).
 """
 
 from __future__ import annotations
@@ -36,12 +40,30 @@ def columns(block: slice, part: slice | int, width: int | None = None) -> slice 
     return starts + part
 
 
+def kernel_batch(obs, mask, width: int, actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """`obs` as the kernels read it (C-contiguous float32) and a zeroed `(B, A)` float64 for their scores. A
+    kernel reads and writes by index without bounds checks, so anything but `(B, width)` observations and a
+    `(B, actions)` mask is refused here with a ValueError naming both shapes."""
+    obs, shape = np.asarray(obs), np.shape(mask)
+    if obs.ndim != 2 or obs.shape[1] != width or len(shape) != 2 or shape != (len(obs), actions):
+        raise ValueError(
+            f"greedy takes observations (B, {width}) and a mask (B, {actions}) of its game and player count; "
+            f"got {obs.shape} and {shape}"
+        )
+    return np.ascontiguousarray(obs, dtype=np.float32), np.zeros(shape)
+
+
+def layout_width(layout: dict[str, slice]) -> int:
+    """The observation width an observation layout describes: its last block's end."""
+    return max(block.stop for block in layout.values())
+
+
 def make_greedy(spec: GameSpec, config: Config):
-    """The greedy agent of a game's config, from `agents/greedy/<id>.py`."""
+    """The greedy agent of a game's config, from `agents/greedy/<id>/`."""
     try:
         module = importlib.import_module(f"fruit_envs.agents.greedy.{spec.id}")
     except ModuleNotFoundError as error:
         if error.name != f"fruit_envs.agents.greedy.{spec.id}":
             raise
-        raise ValueError(f"no greedy agent for {spec.id!r} (agents/greedy/{spec.id}.py is missing)") from None
+        raise ValueError(f"no greedy agent for {spec.id!r} (agents/greedy/{spec.id}/ is missing)") from None
     return module.make(config)

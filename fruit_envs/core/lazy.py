@@ -265,11 +265,11 @@ def compile_command(package: str) -> list[str]:
 
 
 def _in_cache(module: ModuleType) -> bool:
-    """Whether numba's disk cache holds `module.step` compiled for this machine and these sources (the
-    background compile builds every kernel a game plays with it). Reads numba's private cache index:
-    anything unexpected there answers True, which only means compiling here when needed, as before."""
+    """Whether numba's disk cache holds `module.step` (a greedy agent's: `module.scores`) compiled for this
+    machine and these sources (the background compile builds every kernel a game plays with it). Reads numba's
+    private cache index: anything unexpected there answers True, which only means compiling here when needed."""
     try:
-        dispatcher = module.step
+        dispatcher = getattr(module, "step", None) or module.scores
         index = dispatcher._cache._cache_file._load_index()
         machine = dispatcher.targetctx.codegen().magic_tuple()
         return any(key[1] == machine for key in index)

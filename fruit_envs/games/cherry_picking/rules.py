@@ -172,7 +172,9 @@ def _wildcard_table(max_wild: int) -> tuple[np.ndarray, np.ndarray]:
     return table, np.array([len(r) for r in rows], dtype=np.int64)
 
 
-def _score_args(mode: str, max_wild: int = C.N_WILDCARDS) -> tuple:
+def score_tables(mode: str, max_wild: int = C.N_WILDCARDS) -> tuple:
+    """The tables the `score_pile` kernel scores a pile with: same-sort bonus by count, and each wildcard
+    count's assignments to sorts (and how many), for up to `max_wild` wildcards."""
     return (_same_sort_table(mode), *_wildcard_table(max_wild))
 
 
@@ -185,8 +187,8 @@ def score_piles(piles: np.ndarray, same_sort_bonus: str = "repeat") -> np.ndarra
     piles = np.asarray(piles, dtype=np.int64)
     if piles.shape[-1] != N_CARDS:
         raise ValueError(f"a pile is {N_CARDS} card counts, got shape {piles.shape}")
-    if (piles < 0).any():
-        raise ValueError("pile card counts must be non-negative")
+    if (piles < 0).any() or (piles > np.iinfo(np.int8).max).any():
+        raise ValueError(f"pile card counts must be non-negative and at most {np.iinfo(np.int8).max}")
     flat = np.ascontiguousarray(piles.reshape(-1, N_CARDS))
     fruit = flat[:, C.FRUIT_BASE : C.BASKET_BASE].reshape(len(flat), len(C.SORTS), -1).sum(axis=2)
     limit = len(_same_sort_table(same_sort_bonus))
@@ -194,7 +196,8 @@ def score_piles(piles: np.ndarray, same_sort_bonus: str = "repeat") -> np.ndarra
         raise ValueError(f"a pile may hold fewer than {limit} fruits (wildcards included) of one sort")
     out = np.empty(len(flat), dtype=np.int64)
     max_wild = max(C.N_WILDCARDS, int(flat[:, C.WILDCARD].max(initial=0)))
-    _kernels().score_many(flat, *_score_args(same_sort_bonus, max_wild), out)
+    # int8, the state's own type: the `score_pile` kernel `step` uses is then compiled once
+    _kernels().score_many(flat.astype(np.int8), *score_tables(same_sort_bonus, max_wild), out)
     return out.reshape(piles.shape[:-1])
 
 
@@ -304,7 +307,7 @@ def step(
     ended = np.zeros(n, dtype=bool)
     _state_kernels.step(
         actions, live, s, rewards, ended, _deck(p), C.hand_size(p), s.config.reward == "score",
-        *_score_args(s.config.same_sort_bonus),
+        *score_tables(s.config.same_sort_bonus),
     )  # fmt: skip
     if s.config.reward == "terminal" and ended.any():
         rewards[ended] = terminal_rewards(s.scores[ended])
@@ -330,7 +333,7 @@ def _advance_constants(config: Config) -> tuple:
     the outcome, and `kernels.advance`'s last arguments in its order (one cached lookup per call: `advance`
     is the one-game hot path)."""
     p = config.num_players
-    scoring = _score_args(config.same_sort_bonus)
+    scoring = score_tables(config.same_sort_bonus)
     fixed = (_deck(p), C.hand_size(p), config.reward == "score", *scoring)
     return p, observation_shape(config)[0], config.reward == "terminal", fixed
 

@@ -619,7 +619,8 @@ def bottles(discs: np.ndarray) -> np.ndarray:
     """`(..., P)` bottles beneath each player's factory discs `(..., P, 2)` (0 without the factory)."""
     discs = np.asarray(discs)
     out = np.zeros(discs.shape[:-1], dtype=np.int64)
-    _kernels().bottles_many(np.ascontiguousarray(discs.reshape(-1, discs.shape[-1]), dtype=np.int64), out.reshape(-1))
+    # int8, the state's own type: the kernel `step` also calls is then compiled once
+    _kernels().bottles_many(np.ascontiguousarray(discs.reshape(-1, discs.shape[-1]), dtype=np.int8), out.reshape(-1))
     return out
 
 
@@ -639,7 +640,7 @@ def stall_points(island: np.ndarray, ship_present: np.ndarray, discs: np.ndarray
     _kernels().stall_points_many(
         np.ascontiguousarray(island.reshape(-1, G.N_CELLS)),
         np.ascontiguousarray(np.asarray(ship_present).reshape(-1, C.N_SHIPS_PER_ISLAND)),
-        np.ascontiguousarray(discs.reshape(-1, C.FACTORY_DISCS), dtype=np.int64),
+        np.ascontiguousarray(discs.reshape(-1, C.FACTORY_DISCS), dtype=np.int8),  # as the state's (`bottles`)
         factory,
         out,
     )

@@ -9,10 +9,13 @@ placement gains most, if that beats flipping another tile; placing: the best set
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
-from fruit_envs.agents.greedy import columns, own_part
+from fruit_envs.agents.greedy import columns, kernel_batch, layout_width, own_part
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.games.quickity_pickity import components as C
 from fruit_envs.games.quickity_pickity import rules as R
 
@@ -32,6 +35,11 @@ def worth_table(missing_cost: float, optimism: tuple[float, ...]) -> np.ndarray:
     return table
 
 
+def _indices(part: slice) -> np.ndarray:
+    """The observation columns of `part` as int64 indices, for the kernels."""
+    return np.arange(part.start, part.stop, dtype=np.int64)
+
+
 class QuickityPickityGreedy:
     name = "greedy"
     MISSING_COST = 0.5  # worth lost per fruit a set still lacks to reach a better value
@@ -41,48 +49,33 @@ class QuickityPickityGreedy:
     def __init__(self, config):
         self.config = config
         layout, p = R.observation_layout(config), config.num_players
-        self.rows = R.fruit_count(config)  # set rows of the observation; own sets come first
         # a row per set: its owner (p columns, one-hot, the observer first), then its features (`SET_COLUMNS`)
         sets, width, bits = layout["sets"], p + R.SET_FEATURES, R.SET_COLUMNS["bits"]
         self.set_mine = columns(sets, 0, width)  # (rows,): the observer owns the set
         self.set_size = columns(sets, p + R.SET_COLUMNS["size"].start, width)  # (rows,)
         self.set_bits = columns(sets, slice(p + bits.start, p + bits.stop), width)  # (rows, 10) one column a bit
-        self.card = columns(layout["card"], R.CARD_COLUMNS["card"])  # the round card, one-hot
-        self.monkeys = layout["monkeys"]  # monkeys face up, one-hot
+        self.card = _indices(columns(layout["card"], R.CARD_COLUMNS["card"]))  # the round card, one-hot
+        self.monkeys = _indices(layout["monkeys"])  # monkeys face up, one-hot
         held = own_part(layout["held"], p)  # own hand
         self.held_expression, self.held_colour, self.held_shape = (
-            columns(held, R.HELD_COLUMNS[name]) for name in ("expression", "colour", "shape")
+            _indices(columns(held, R.HELD_COLUMNS[name])) for name in ("expression", "colour", "shape")
         )
         self.legal_table = C.SET_LEGAL_FAMILY if config.family else C.SET_LEGAL
         self.worth = worth_table(self.MISSING_COST, self.OPTIMISM)
-        self.type_bits = C.KIND_BITS[: C.N_FRUIT_TYPES].astype(np.int64)
+        self._kernels = kernels_of("fruit_envs.agents.greedy.quickity_pickity")
+        self._width = layout_width(layout)
 
     def set_worth(self, card: np.ndarray, stage: np.ndarray, size: np.ndarray, bits: np.ndarray) -> np.ndarray:
         """`(B, ...)` the heuristic's worth of sets of `size` and attribute `bits` (both `(B, ...)`) on round card
         `card` `(B,)` with `stage` `(B,)` monkeys face up (0-2): -10 when broken, 0 when absent. The search
         agent's progress score values this round's sets with it."""
-        legal = self.legal_table[bits]
-        shape = (-1,) + (1,) * (size.ndim - 1)
-        value = self.worth[card.reshape(shape), stage.reshape(shape), np.minimum(size, MAX_SIZE - 1)]
-        return np.where(size == 0, 0.0, np.where(legal, value, float(C.ILLEGAL_SET)))
-
-    def gains(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """`(B, 32, F)` gain of placing each fruit type into each own set, `(B, 32)` as a new set."""
-        b = len(obs)
-        own = obs[:, self.set_mine] > 0.5  # the observer's sets are the first rows, in set order
-        size = np.where(own, np.rint(obs[:, self.set_size]), 0).astype(np.int64)
-        planes = np.rint(obs[:, self.set_bits]).astype(np.int64)
-        bits = np.where(own, (planes << np.arange(C.N_BITS)).sum(axis=2), 0)
-        card = obs[:, self.card].argmax(axis=1)
-        monkeys = obs[:, self.monkeys]
-        stage = np.where(monkeys.any(axis=1), monkeys.argmax(axis=1), 2)
-        bonus = C.IS_BONUS[card][:, : C.N_FRUIT_TYPES] * C.CARD_BONUS[card][:, None]  # (B, 32)
-        before = self.set_worth(card, stage, size, bits)  # (B, S)
-        new_bits = bits[:, None, :] | self.type_bits[None, :, None]  # (B, 32, S)
-        after = self.set_worth(card, stage, np.broadcast_to(size[:, None, :] + 1, new_bits.shape), new_bits)
-        into = np.where(size[:, None, :] > 0, after - before[:, None, :], -np.inf) + bonus[:, :, None]
-        alone = self.set_worth(card, stage, np.ones((b, 1), dtype=np.int64), self.type_bits[None, :])
-        return into, alone + bonus
+        card, stage = np.ascontiguousarray(card, dtype=np.int64), np.ascontiguousarray(stage, dtype=np.int64)
+        size, bits = np.broadcast_arrays(size, bits)
+        out = np.zeros(size.shape)
+        rows = (len(card), math.prod(size.shape[1:]))  # one row of sets per card
+        size, bits = (np.ascontiguousarray(a, dtype=np.int64).reshape(rows) for a in (size, bits))
+        self._kernels().set_worth(card, stage, size, bits, self.legal_table, self.worth, out.reshape(rows))
+        return out
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
@@ -90,21 +83,12 @@ class QuickityPickityGreedy:
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
         `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        b = len(obs)
-        mask = np.asarray(mask, dtype=bool)
-        into, alone = self.gains(obs)
-        best = np.maximum(into.max(axis=2), alone)  # (B, 32): a new set is always possible
-        scores = np.zeros(mask.shape, dtype=np.float64)
-        scores[:, R.FLIP_ACTION] = self.FLIP_WORTH
-        scores[:, R.TAKE_BASE : R.PLACE_BASE] = best
-        expression, colour, shape = (
-            obs[:, part].argmax(axis=1) for part in (self.held_expression, self.held_colour, self.held_shape)
-        )
-        kind = (16 * expression + 4 * colour + shape).astype(np.int64)
-        rows = np.arange(b)
-        scores[:, R.PLACE_BASE : R.PLACE_BASE + self.rows] = into[rows, kind]
-        scores[:, R.NEW_SET] = alone[rows, kind]
-        return scores
+        obs, out = kernel_batch(obs, mask, self._width, R.NUM_ACTIONS)
+        self._kernels().scores(
+            obs, self.set_mine, self.set_size, self.set_bits, self.card, self.monkeys, self.held_expression,
+            self.held_colour, self.held_shape, self.legal_table, self.worth, self.FLIP_WORTH, out,
+        )  # fmt: skip
+        return out
 
     def __repr__(self) -> str:
         return f"QuickityPickityGreedy(num_players={self.config.num_players})"

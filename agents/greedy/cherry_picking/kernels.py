@@ -1,0 +1,78 @@
+"""Cherry Picking greedy's heuristic as a compiled kernel over the batch: the one source of its scores
+(`CherryPickingGreedy.scores` calls it, interpreted or compiled as `core.lazy` chooses). Piles are scored by
+the rules' own `score_pile`, so a gain is exactly what the rules would add to the pile's points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fruit_envs.core.kernels import inner, njit
+from fruit_envs.games.cherry_picking import components as C
+from fruit_envs.games.cherry_picking import rules as R
+from fruit_envs.games.cherry_picking.kernels import score_pile
+
+N_CARDS = C.N_CARD_TYPES
+N_PLANTS = C.N_PLANTS
+N_SORTS = len(C.SORTS)
+N_VALUES = len(C.FRUIT_VALUES)
+FRUIT_BASE, WILDCARD = C.FRUIT_BASE, C.WILDCARD
+CHOOSE_BASE = R.CHOOSE_BASE
+CARD_SORT = C.CARD_SORT.astype(np.int64)
+CARD_VALUE = C.CARD_VALUE.astype(np.int64)
+IS_FRUIT, IS_BASKET = C.IS_FRUIT, C.IS_BASKET
+BUILDING, SALAD, WILD = 1.5, 1.0, 3.0  # worth of a fruit towards a same-sort bonus, of a new sort, of a wildcard
+
+
+@inner
+def potential(fruit, card) -> float:
+    """Bonus-building worth of `card` for a pile holding `fruit` (fruits per sort), beyond the immediate gain:
+    a third to fifth fruit of a sort, a sort the pile lacks (salad), a wildcard."""
+    sort = CARD_SORT[card]
+    have = fruit[max(sort, 0)]
+    building = BUILDING if sort >= 0 and 2 <= have < 5 else 0.0
+    salad = SALAD if sort >= 0 and have == 0 else 0.0
+    return building + salad + (WILD if card == WILDCARD else 0.0)
+
+
+@njit
+def scores(obs, plants, own_pile, table, assign, n_assign, basket_discount, give_away, out):
+    """Fill `out` (B, A) with each action's worth for the observations `obs` (B, O): `plants` (6, 53) are the
+    columns of each plant's one-hot card, `own_pile` (53,) the observer's harvest pile; `table, assign,
+    n_assign` the rules' scoring tables. Harvesting at a plant is worth the score gain of its card plus its
+    potential; committing a fruit the gain at its plant, a ladder or wildcard the best gain, a basket
+    `basket_discount` of it, each less `give_away` times the card's own value (it is left for others)."""
+    pile = np.empty(N_CARDS, dtype=np.int8)  # the state's dtype: `score_pile` compiles once, as `step` uses it
+    fruit = np.empty(N_SORTS, dtype=np.int64)
+    gains = np.empty(N_PLANTS, dtype=np.float64)
+    for b in range(len(obs)):
+        for c in range(N_CARDS):
+            pile[c] = np.int64(obs[b, own_pile[c]])
+        for sort in range(N_SORTS):
+            fruit[sort] = 0
+            for value in range(N_VALUES):
+                fruit[sort] += pile[FRUIT_BASE + sort * N_VALUES + value]
+        base = score_pile(pile, table, assign, n_assign)
+        for k in range(N_PLANTS):
+            card, top = 0, obs[b, plants[k, 0]]  # the first of the plant's largest entries, as `argmax`
+            for c in range(1, N_CARDS):
+                entry = obs[b, plants[k, c]]
+                if entry > top:
+                    card, top = c, entry
+            pile[card] += 1
+            gain = score_pile(pile, table, assign, n_assign) - base
+            pile[card] -= 1
+            gains[k] = np.float64(gain) + potential(fruit, np.int64(card))
+        best = gains[0]
+        for k in range(1, N_PLANTS):
+            best = max(best, gains[k])
+        for c in range(N_CARDS):
+            if IS_BASKET[c]:
+                worth = basket_discount * best
+            elif IS_FRUIT[c]:
+                worth = gains[CARD_SORT[c]]
+            else:
+                worth = best
+            out[b, c] = worth - give_away * CARD_VALUE[c]
+        for k in range(N_PLANTS):
+            out[b, CHOOSE_BASE + k] = gains[k]
