@@ -18,14 +18,13 @@ the file stays small:
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from fruit_envs.core import rng as frng
 from fruit_envs.core.spec import get_spec, registered_games
-from fruit_envs.corpus import Case, cases, digest
+from fruit_envs.corpus import Case, cases, command_line, digest
 
 GAMES = 12  # games per case
 SEARCH = "search:rollouts=16,depth=8"  # a small budget: every part of search runs, in seconds
@@ -182,18 +181,8 @@ def check(folder, game: str, labels: list[str] | None = None) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 2 or argv[0] not in ("record", "check"):
-        print("usage: python -m fruit_envs.agents.corpus {record|check} FOLDER [GAME ...]", file=sys.stderr)
-        return 2
-    command, folder, games = argv[0], argv[1], argv[2:] or None
-    if command == "record":
-        for path in record(folder, games):
-            print(f"wrote {path}")
-        return 0
-    problems = [p for spec in registered_games() if not games or spec.id in games for p in check(folder, spec.id)]
-    print("\n".join(problems) or "every agent decision of the corpus is reproduced exactly")
-    return 1 if problems else 0
+    reproduced = "every agent decision of the corpus is reproduced exactly"
+    return command_line(argv, "fruit_envs.agents.corpus", record, check, reproduced)
 
 
 if __name__ == "__main__":

@@ -205,10 +205,12 @@ def _first_difference(want: np.ndarray, got: np.ndarray) -> str:
     return f"{PARTS[part]} differs after decision {t} of game {g}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def command_line(argv: list[str] | None, module: str, record, check, reproduced: str) -> int:
+    """`python -m MODULE {record|check} FOLDER [GAME ...]` of a corpus: `record(folder, games)` writes its files;
+    `check(folder, game)` lists differences, printed (exit 1), else `reproduced` is (exit 0)."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or argv[0] not in ("record", "check"):
-        print("usage: python -m fruit_envs.corpus {record|check} FOLDER [GAME ...]", file=sys.stderr)
+        print(f"usage: python -m {module} {{record|check}} FOLDER [GAME ...]", file=sys.stderr)
         return 2
     command, folder, games = argv[0], argv[1], argv[2:] or None
     if command == "record":
@@ -216,8 +218,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {path}")
         return 0
     problems = [p for spec in registered_games() if not games or spec.id in games for p in check(folder, spec.id)]
-    print("\n".join(problems) or "the corpus is reproduced exactly")
+    print("\n".join(problems) or reproduced)
     return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command_line(argv, "fruit_envs.corpus", record, check, "the corpus is reproduced exactly")
 
 
 if __name__ == "__main__":

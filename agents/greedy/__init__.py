@@ -15,6 +15,8 @@ import importlib
 
 import numpy as np
 
+from fruit_envs.agents.base import argmax_legal
+from fruit_envs.core.lazy import kernels_of
 from fruit_envs.core.spec import Config, GameSpec
 
 
@@ -38,6 +40,34 @@ def columns(block: slice, part: slice | int, width: int | None = None) -> slice 
     if isinstance(part, slice):
         return starts[:, None] + np.arange(part.start, part.stop)[None, :]
     return starts + part
+
+
+class KernelGreedy:
+    """What every greedy agent shares: `scores` runs its game's kernel, `kernels.scores(obs, *kernel_args, out)`,
+    and `act` plays the best legal action, ties broken at random. A game's agent calls
+    `super().__init__(config, layout, package, actions)` and sets `kernel_args`: the column indices and
+    constants its kernel takes between the observations and the scores."""
+
+    name = "greedy"
+    kernel_args: tuple = ()
+
+    def __init__(self, config: Config, layout: dict[str, slice], package: str, actions: int):
+        self.config = config
+        self._kernels = kernels_of(package)
+        self._width, self._actions = layout_width(layout), actions
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
+        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
+        obs, out = kernel_batch(obs, mask, self._width, self._actions)
+        self._kernels().scores(obs, *self.kernel_args, out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_players={self.config.num_players})"
 
 
 def kernel_batch(obs, mask, width: int, actions: int) -> tuple[np.ndarray, np.ndarray]:

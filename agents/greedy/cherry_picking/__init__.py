@@ -12,44 +12,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.agents.base import argmax_legal
-from fruit_envs.agents.greedy import columns, kernel_batch, layout_width, own_part
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.agents.greedy import KernelGreedy, columns, own_part
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
 
 
-class CherryPickingGreedy:
-    name = "greedy"
+class CherryPickingGreedy(KernelGreedy):
     BASKET_DISCOUNT = 0.6
     GIVE_AWAY = 0.3  # weight of the value of the card we leave on a plant
 
     def __init__(self, config):
-        self.config = config
         layout = R.observation_layout(config)
+        super().__init__(config, layout, "fruit_envs.agents.greedy.cherry_picking", R.NUM_ACTIONS)
         self.plants = layout["plants"]  # the card under each plant, one-hot per plant
         self.own_pile = own_part(layout["piles"], config.num_players)  # own harvest pile's card counts
         # the kernel's column indices: (6, 53) of each plant's one-hot, (53,) of the own pile
-        self._plant_columns = columns(self.plants, slice(0, C.N_CARD_TYPES), C.N_CARD_TYPES).astype(np.int64)
-        self._pile_columns = np.arange(self.own_pile.start, self.own_pile.stop, dtype=np.int64)
-        self._scoring = R.score_tables(config.same_sort_bonus)  # the tables the rules score piles with
-        self._kernels = kernels_of("fruit_envs.agents.greedy.cherry_picking")
-        self._width = layout_width(layout)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
-
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
-        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        obs, out = kernel_batch(obs, mask, self._width, R.NUM_ACTIONS)
-        self._kernels().scores(
-            obs, self._plant_columns, self._pile_columns, *self._scoring, self.BASKET_DISCOUNT, self.GIVE_AWAY, out
-        )
-        return out
-
-    def __repr__(self) -> str:
-        return f"CherryPickingGreedy(num_players={self.config.num_players})"
+        plant_columns = columns(self.plants, slice(0, C.N_CARD_TYPES), C.N_CARD_TYPES).astype(np.int64)
+        pile_columns = np.arange(self.own_pile.start, self.own_pile.stop, dtype=np.int64)
+        scoring = R.score_tables(config.same_sort_bonus)  # the tables the rules score piles with
+        self.kernel_args = (plant_columns, pile_columns, *scoring, self.BASKET_DISCOUNT, self.GIVE_AWAY)
 
 
 def make(config) -> CherryPickingGreedy:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.agents.base import argmax_legal
-from fruit_envs.agents.greedy import kernel_batch, layout_width, own_part
+from fruit_envs.agents.greedy import KernelGreedy, own_part
 from fruit_envs.core.lazy import kernels_of
 from fruit_envs.games.fruit_picking import components as C
 from fruit_envs.games.fruit_picking import rules as R
@@ -36,14 +35,13 @@ def _indices(block: slice, *shape: int) -> np.ndarray:
     return np.arange(block.start, block.stop, dtype=np.int64).reshape(shape or (-1,))
 
 
-class FruitPickingGreedy:
-    name = "greedy"
+class FruitPickingGreedy(KernelGreedy):
     PRICE_WEIGHT = 0.15
     WATER_WEIGHT = 0.2
 
     def __init__(self, config):
-        self.config = config
         layout, p = R.observation_layout(config), config.num_players
+        super().__init__(config, layout, "fruit_envs.agents.greedy.fruit_picking", R.NUM_ACTIONS)
         self.farm_order = layout["farm_order"]  # type of positions 1..6, one-hot each
         self.target = layout["target"]  # the turn's target position, one-hot
         self.market = layout["market"]  # card code per slot, one-hot (or empty)
@@ -52,7 +50,7 @@ class FruitPickingGreedy:
         self.own_seeds = own_part(layout["seeds"], p)  # seeds on own farm cards, per position
         self.own_storage = own_part(layout["storage"], p).start  # seeds in own storage
         self.own_bought = own_part(layout["bought"], p)  # own market cards, per kind
-        self._columns = (
+        self.kernel_args = (
             _indices(self.farm_order, C.N_POSITIONS - 1, -1),
             _indices(self.target),
             _indices(self.market, R.MAX_SLOTS, C.N_CODES + 1),
@@ -61,22 +59,9 @@ class FruitPickingGreedy:
             _indices(self.own_seeds),
             self.own_storage,
             _indices(self.own_bought),
+            self.PRICE_WEIGHT,
+            self.WATER_WEIGHT,
         )
-        self._kernels = _kernels
-        self._width = layout_width(layout)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
-
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
-        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        obs, out = kernel_batch(obs, mask, self._width, R.NUM_ACTIONS)
-        self._kernels().scores(obs, *self._columns, self.PRICE_WEIGHT, self.WATER_WEIGHT, out)
-        return out
-
-    def __repr__(self) -> str:
-        return f"FruitPickingGreedy(num_players={self.config.num_players})"
 
 
 def make(config) -> FruitPickingGreedy:

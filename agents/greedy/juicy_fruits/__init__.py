@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fruit_envs.agents.base import argmax_legal
-from fruit_envs.agents.greedy import columns, kernel_batch, layout_width, own_part
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.agents.greedy import KernelGreedy, columns, own_part
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
@@ -68,13 +66,11 @@ def _indices(cols: slice | int | np.ndarray) -> np.int64 | np.ndarray:
     return np.ascontiguousarray(cols, dtype=np.int64)
 
 
-class JuicyFruitsGreedy:
-    name = "greedy"
-
+class JuicyFruitsGreedy(KernelGreedy):
     def __init__(self, config):
-        self.config = config
-        self.factory = R.has_factory(config)
         layout, p = R.observation_layout(config), config.num_players
+        super().__init__(config, layout, "fruit_envs.agents.greedy.juicy_fruits", R.NUM_ACTIONS)
+        self.factory = R.has_factory(config)
         ships, width = own_part(layout["ships"], p), R.N_SHIP_FEATURES  # own ships: a row of features each
         island = own_part(layout["islands"], p)  # own island: channel-major planes of its cells
         planes = np.arange(island.start, island.stop).reshape(R.N_CHANNELS, G.N_CELLS)
@@ -99,25 +95,11 @@ class JuicyFruitsGreedy:
             "discs": own_part(layout["factory_discs"], p) if self.factory else slice(0, 0),  # own discs per node
             "pending_arrow": layout["pending_arrow"] if self.factory else slice(0, 0),
         }
-        self._columns = tuple(_indices(cols) for cols in self.obs_columns.values())
         self.token_worth = TOKEN_WORTH.copy()
         if self.factory:
             self.token_worth[C.LEMONADE] = LEMONADE_WORTH
-        self._kernels = kernels_of("fruit_envs.agents.greedy.juicy_fruits")
-        self._width = layout_width(layout)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
-
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
-        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        obs, out = kernel_batch(obs, mask, self._width, R.NUM_ACTIONS)
-        self._kernels().scores(obs, *self._columns, self.token_worth, self.factory, out)
-        return out
-
-    def __repr__(self) -> str:
-        return f"JuicyFruitsGreedy(num_players={self.config.num_players})"
+        columns_ = tuple(_indices(cols) for cols in self.obs_columns.values())
+        self.kernel_args = (*columns_, self.token_worth, self.factory)
 
 
 def make(config) -> JuicyFruitsGreedy:

@@ -13,9 +13,7 @@ import math
 
 import numpy as np
 
-from fruit_envs.agents.base import argmax_legal
-from fruit_envs.agents.greedy import columns, kernel_batch, layout_width, own_part
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.agents.greedy import KernelGreedy, columns, own_part
 from fruit_envs.games.quickity_pickity import components as C
 from fruit_envs.games.quickity_pickity import rules as R
 
@@ -40,15 +38,14 @@ def _indices(part: slice) -> np.ndarray:
     return np.arange(part.start, part.stop, dtype=np.int64)
 
 
-class QuickityPickityGreedy:
-    name = "greedy"
+class QuickityPickityGreedy(KernelGreedy):
     MISSING_COST = 0.5  # worth lost per fruit a set still lacks to reach a better value
     OPTIMISM = (0.8, 0.5, 0.2)  # weight of the later value with 0, 1, 2 monkeys face up
     FLIP_WORTH = -0.5  # a take must gain more than this, or the player flips another tile (tuned in self-play)
 
     def __init__(self, config):
-        self.config = config
         layout, p = R.observation_layout(config), config.num_players
+        super().__init__(config, layout, "fruit_envs.agents.greedy.quickity_pickity", R.NUM_ACTIONS)
         # a row per set: its owner (p columns, one-hot, the observer first), then its features (`SET_COLUMNS`)
         sets, width, bits = layout["sets"], p + R.SET_FEATURES, R.SET_COLUMNS["bits"]
         self.set_mine = columns(sets, 0, width)  # (rows,): the observer owns the set
@@ -62,8 +59,10 @@ class QuickityPickityGreedy:
         )
         self.legal_table = C.SET_LEGAL_FAMILY if config.family else C.SET_LEGAL
         self.worth = worth_table(self.MISSING_COST, self.OPTIMISM)
-        self._kernels = kernels_of("fruit_envs.agents.greedy.quickity_pickity")
-        self._width = layout_width(layout)
+        self.kernel_args = (
+            self.set_mine, self.set_size, self.set_bits, self.card, self.monkeys, self.held_expression,
+            self.held_colour, self.held_shape, self.legal_table, self.worth, self.FLIP_WORTH,
+        )  # fmt: skip
 
     def set_worth(self, card: np.ndarray, stage: np.ndarray, size: np.ndarray, bits: np.ndarray) -> np.ndarray:
         """`(B, ...)` the heuristic's worth of sets of `size` and attribute `bits` (both `(B, ...)`) on round card
@@ -76,22 +75,6 @@ class QuickityPickityGreedy:
         size, bits = (np.ascontiguousarray(a, dtype=np.int64).reshape(rows) for a in (size, bits))
         self._kernels().set_worth(card, stage, size, bits, self.legal_table, self.worth, out.reshape(rows))
         return out
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
-
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """`(B, A)` the heuristic's worth of each action (higher is better; only legal entries count):
-        `act` plays the best, ties broken at random; the search agent keeps the best few as candidates."""
-        obs, out = kernel_batch(obs, mask, self._width, R.NUM_ACTIONS)
-        self._kernels().scores(
-            obs, self.set_mine, self.set_size, self.set_bits, self.card, self.monkeys, self.held_expression,
-            self.held_colour, self.held_shape, self.legal_table, self.worth, self.FLIP_WORTH, out,
-        )  # fmt: skip
-        return out
-
-    def __repr__(self) -> str:
-        return f"QuickityPickityGreedy(num_players={self.config.num_players})"
 
 
 def make(config) -> QuickityPickityGreedy:
