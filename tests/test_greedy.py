@@ -137,3 +137,17 @@ def test_greedy_refuses_observations_of_another_shape(game):
         with pytest.raises(ValueError, match=rf"observations \(B, {obs.shape[1]}\) and a mask \(B, {mask.shape[1]}\)"):
             agent.act(bad_obs, bad_mask, gen)
     assert agent.act(obs, mask, gen).shape == (len(obs),)
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_greedy_pickles_and_copies(game):
+    """An env holding a greedy opponent is copied and pickled (issue 19): the agent keeps no kernel module,
+    it looks its kernels up, so a copy scores as the original does."""
+    import copy
+    import pickle
+
+    spec = get_spec(game)
+    agent = make_agent("greedy", spec, spec.make_config(spec.player_counts[0]))
+    (obs, mask), *_ = observations(game, spec.player_counts[0])
+    for clone in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
+        assert np.array_equal(clone.scores(obs, mask), agent.scores(obs, mask))

@@ -44,17 +44,22 @@ def columns(block: slice, part: slice | int, width: int | None = None) -> slice 
 
 class KernelGreedy:
     """What every greedy agent shares: `scores` runs its game's kernel, `kernels.scores(obs, *kernel_args, out)`,
-    and `act` plays the best legal action, ties broken at random. A game's agent calls
-    `super().__init__(config, layout, package, actions)` and sets `kernel_args`: the column indices and
-    constants its kernel takes between the observations and the scores."""
+    and `act` plays the best legal action, ties broken at random. A game's agent, defined in its package
+    `fruit_envs.agents.greedy.<game>` (whose `kernels` module it runs), calls
+    `super().__init__(config, layout, actions)` and sets `kernel_args`: the column indices and constants its
+    kernel takes between the observations and the scores."""
 
     name = "greedy"
     kernel_args: tuple = ()
 
-    def __init__(self, config: Config, layout: dict[str, slice], package: str, actions: int):
+    def __init__(self, config: Config, layout: dict[str, slice], actions: int):
         self.config = config
-        self._kernels = kernels_of(package)
         self._width, self._actions = layout_width(layout), actions
+
+    @property
+    def _kernels(self):
+        """The kernels of the agent's package in the tier in use (looked up, never kept: the agent pickles)."""
+        return kernels_of(type(self).__module__)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)

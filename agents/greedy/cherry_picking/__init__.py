@@ -23,7 +23,7 @@ class CherryPickingGreedy(KernelGreedy):
 
     def __init__(self, config):
         layout = R.observation_layout(config)
-        super().__init__(config, layout, "fruit_envs.agents.greedy.cherry_picking", R.NUM_ACTIONS)
+        super().__init__(config, layout, R.NUM_ACTIONS)
         self.plants = layout["plants"]  # the card under each plant, one-hot per plant
         self.own_pile = own_part(layout["piles"], config.num_players)  # own harvest pile's card counts
         # the kernel's column indices: (6, 53) of each plant's one-hot, (53,) of the own pile

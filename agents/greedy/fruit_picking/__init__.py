@@ -41,7 +41,7 @@ class FruitPickingGreedy(KernelGreedy):
 
     def __init__(self, config):
         layout, p = R.observation_layout(config), config.num_players
-        super().__init__(config, layout, "fruit_envs.agents.greedy.fruit_picking", R.NUM_ACTIONS)
+        super().__init__(config, layout, R.NUM_ACTIONS)
         self.farm_order = layout["farm_order"]  # type of positions 1..6, one-hot each
         self.target = layout["target"]  # the turn's target position, one-hot
         self.market = layout["market"]  # card code per slot, one-hot (or empty)

@@ -69,7 +69,7 @@ def _indices(cols: slice | int | np.ndarray) -> np.int64 | np.ndarray:
 class JuicyFruitsGreedy(KernelGreedy):
     def __init__(self, config):
         layout, p = R.observation_layout(config), config.num_players
-        super().__init__(config, layout, "fruit_envs.agents.greedy.juicy_fruits", R.NUM_ACTIONS)
+        super().__init__(config, layout, R.NUM_ACTIONS)
         self.factory = R.has_factory(config)
         ships, width = own_part(layout["ships"], p), R.N_SHIP_FEATURES  # own ships: a row of features each
         island = own_part(layout["islands"], p)  # own island: channel-major planes of its cells

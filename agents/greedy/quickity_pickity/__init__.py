@@ -45,7 +45,7 @@ class QuickityPickityGreedy(KernelGreedy):
 
     def __init__(self, config):
         layout, p = R.observation_layout(config), config.num_players
-        super().__init__(config, layout, "fruit_envs.agents.greedy.quickity_pickity", R.NUM_ACTIONS)
+        super().__init__(config, layout, R.NUM_ACTIONS)
         # a row per set: its owner (p columns, one-hot, the observer first), then its features (`SET_COLUMNS`)
         sets, width, bits = layout["sets"], p + R.SET_FEATURES, R.SET_COLUMNS["bits"]
         self.set_mine = columns(sets, 0, width)  # (rows,): the observer owns the set
