@@ -18,10 +18,12 @@ clock starts) and one torch thread:
 - `suite`: wall seconds of the benchmark's standard suite for `ppo-baseline` (about half an hour at
   8a76e26), old and new at the same time, one process each;
 - `demos`: wall seconds of 600 two-player Quickity Pickity search demonstrations
-  (`python -m fruit_envs.training.bc --teacher search`), old and new at the same time.
+  (`python -m fruit_envs.training.bc --teacher search`), old and new at the same time (the old one takes
+  well over 20 minutes on one core).
 
-Writes `agent_speed.json` and `agent_speed.md` to `--out` (default `results/`); `--update-docs` (in a
-checkout) puts the table on docs/performance.md. Say how loaded the machine was when you quote a figure.
+Writes `agent_speed.json` (after each figure, so a stopped run keeps what it measured) and `agent_speed.md`
+to `--out` (default `results/`); `--update-docs` (in a checkout) puts the table on docs/performance.md. Say how
+loaded the machine was when you quote a figure.
 """
 
 from __future__ import annotations
@@ -175,9 +177,8 @@ def command_seconds(folder: Path, argv: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def long_jobs(folders: dict[str, Path], jobs: list[str], scratch: Path) -> dict:
-    """The suite and the demonstrations, old and new at the same time (one process each)."""
-    out: dict = {}
+def long_jobs(folders: dict[str, Path], jobs: list[str], scratch: Path, out: dict, save) -> dict:
+    """The suite and the demonstrations, old and new at the same time (one process each), into `out`."""
     for job in jobs:
         runs = {}
         for side in folders:
@@ -192,24 +193,33 @@ def long_jobs(folders: dict[str, Path], jobs: list[str], scratch: Path) -> dict:
         with ThreadPoolExecutor(len(runs)) as pool:
             futures = {side: pool.submit(command_seconds, folders[side], argv) for side, argv in runs.items()}
             out[job] = {side: future.result() for side, future in futures.items()}
+        save()
     return out
 
 
-def measure(old: Path, jobs: list[str], games: list[str]) -> dict:
+def measure(old: Path, jobs: list[str], games: list[str], out: Path) -> dict:
+    """Every figure of `jobs`, written to `out/agent_speed.json` as each is measured (a stopped run keeps them)."""
     folders = {"old": old, "new": ROOT}
     for folder in folders.values():  # compile each checkout's kernels (rules and agents) before any clock
         subprocess.run(
             [sys.executable, "-m", "fruit_envs.compile", *games], cwd=folder, env=_env(folder), capture_output=True
         )
-    result: dict = {"games": {}, "machine": _machine(), "old": str(old), "new": str(ROOT)}
+    result: dict = {"games": {}, "machine": _machine(), "old": str(old), "new": str(ROOT), "long": {}}
+    out.mkdir(parents=True, exist_ok=True)
+
+    def save() -> None:
+        result["machine"] = _machine()
+        (out / "agent_speed.json").write_text(json.dumps(result, indent=2))
+
     for game in games:
         row = result["games"].setdefault(game, {})
         for job in ("decisions", "arena"):
             if job in jobs:
                 for side, folder in folders.items():
                     row[f"{job}_{side}"] = child(folder, job, game)
+                save()
     with tempfile.TemporaryDirectory() as scratch:
-        result["long"] = long_jobs(folders, [j for j in ("suite", "demos") if j in jobs], Path(scratch))
+        long_jobs(folders, [j for j in ("suite", "demos") if j in jobs], Path(scratch), result["long"], save)
     return result
 
 
@@ -296,10 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(jobs) - set(JOBS))
     if unknown or not jobs:
         parser.error(f"--jobs {args.jobs!r}: choose from {list(JOBS)} or all")
-    result = measure(checkout(args.old), jobs, args.games)
+    result = measure(checkout(args.old), jobs, args.games, args.out)
     markdown = table(result)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "agent_speed.json").write_text(json.dumps(result, indent=2))
     (args.out / "agent_speed.md").write_text(markdown)
     print(markdown)
     if args.update_docs:
