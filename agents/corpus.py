@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from fruit_envs.core import rng as frng
-from fruit_envs.core.spec import get_spec, registered_games
-from fruit_envs.corpus import Case, cases, command_line, digest
+from fruit_envs.core.spec import get_spec
+from fruit_envs.corpus import Case, cases, command_line, digest, record_files
 
 GAMES = 12  # games per case
 SEARCH = "search:rollouts=16,depth=8"  # a small budget: every part of search runs, in seconds
@@ -147,19 +147,7 @@ def _file(folder: Path, game: str) -> Path:
 
 def record(folder, games: list[str] | None = None) -> list[Path]:
     """Write one `.npz` per game into `folder`."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for spec in registered_games():
-        if games and spec.id not in games:
-            continue
-        arrays = {}
-        for case in cases(spec):
-            arrays.update({f"{case.label}/{name}": value for name, value in record_case(case).items()})
-        path = _file(folder, spec.id)
-        np.savez_compressed(path, **arrays)
-        written.append(path)
-    return written
+    return record_files(folder, games, record_case)
 
 
 def check(folder, game: str, labels: list[str] | None = None) -> list[str]:

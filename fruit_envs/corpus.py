@@ -148,23 +148,29 @@ def _file(folder: Path, spec: GameSpec) -> Path:
     return Path(folder) / f"{spec.id}.npz"
 
 
-def record(folder, games: list[str] | None = None) -> list[Path]:
-    """Write one `.npz` per game into `folder`."""
+def record_files(folder, games: list[str] | None, arrays_of) -> list[Path]:
+    """Write one `<game>.npz` per registered game (those in `games`, default all) into `folder`, holding
+    `arrays_of(case)` of each of its cases under `<case label>/<name>` (this corpus and the agents' one)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for spec in registered_games():
         if games and spec.id not in games:
             continue
-        arrays = {}
-        for case in cases(spec):
-            for policy in POLICIES:
-                for name, value in record_case(case, policy).items():
-                    arrays[f"{case.label}/{policy}/{name}"] = value
+        arrays = {f"{case.label}/{name}": value for case in cases(spec) for name, value in arrays_of(case).items()}
         path = _file(folder, spec)
         np.savez_compressed(path, **arrays)
         written.append(path)
     return written
+
+
+def record(folder, games: list[str] | None = None) -> list[Path]:
+    """Write one `.npz` per game into `folder`."""
+
+    def arrays_of(case: Case) -> dict[str, np.ndarray]:
+        return {f"{policy}/{name}": v for policy in POLICIES for name, v in record_case(case, policy).items()}
+
+    return record_files(folder, games, arrays_of)
 
 
 def check(folder, game: str, batch_one: int = 2, batched: int | None = None) -> list[str]:
