@@ -98,8 +98,8 @@ class JuicyFruitsGreedy(KernelGreedy):
         self.token_worth = TOKEN_WORTH.copy()
         if self.factory:
             self.token_worth[C.LEMONADE] = LEMONADE_WORTH
-        columns_ = tuple(_indices(cols) for cols in self.obs_columns.values())
-        self.kernel_args = (*columns_, self.token_worth, self.factory)
+        indices = tuple(_indices(cols) for cols in self.obs_columns.values())
+        self.kernel_args = (*indices, self.token_worth, self.factory)
 
 
 def make(config) -> JuicyFruitsGreedy:
