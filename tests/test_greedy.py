@@ -151,3 +151,20 @@ def test_greedy_pickles_and_copies(game):
     (obs, mask), *_ = observations(game, spec.player_counts[0])
     for clone in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
         assert np.array_equal(clone.scores(obs, mask), agent.scores(obs, mask))
+
+
+def test_a_subclass_defined_elsewhere_runs_its_games_kernel():
+    """A user's tweak of a greedy agent, in its own module, still scores through the game's kernel."""
+    from fruit_envs.agents.greedy.cherry_picking import CherryPickingGreedy
+
+    class Cautious(CherryPickingGreedy):
+        GIVE_AWAY = 0.0
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    (obs, mask), *_ = observations("cherry_picking", 2)
+    mine, theirs = Cautious(config).scores(obs, mask), make_agent("greedy", spec, config).scores(obs, mask)
+    from fruit_envs.games.cherry_picking import components as C
+
+    cards = np.arange(C.N_CARD_TYPES)
+    assert np.allclose(mine[:, cards] - theirs[:, cards], 0.3 * C.CARD_VALUE[None, :])

@@ -58,8 +58,10 @@ class KernelGreedy:
 
     @property
     def _kernels(self):
-        """The kernels of the agent's package in the tier in use (looked up, never kept: the agent pickles)."""
-        return kernels_of(type(self).__module__)
+        """The kernels of the agent's game package in the tier in use (looked up, never kept: the agent pickles);
+        a subclass defined elsewhere runs its game agent's kernels."""
+        game = next(c for c in type(self).__mro__ if c.__module__.startswith(f"{__name__}."))
+        return kernels_of(game.__module__)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
