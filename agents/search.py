@@ -23,10 +23,12 @@ For each game of the batch where it decides, the agent
    are noisy (Quickity Pickity's random flips) search then deviates from greedy only on evidence.
 
 Rollouts of every game of a decision are stepped together through the batched rules: a loop over
-halving rounds and rollout steps, never over games. A decision with a single legal action costs
-nothing. In the simultaneous games (Cherry Picking's commit, Quickity Pickity's ticks) the seats that
-chose earlier in the round have hidden choices, which `redeal_hidden` re-draws; the seats after the
-decider choose in the rollouts with the playout policy.
+halving rounds and rollout steps, never over games. With a greedy or random playout the rollout steps
+run in one compiled call (the greedy agent's `rollout` kernel, issue 56), which plays exactly what the
+loop of observe, act and step plays, tie-break draws from the same generator included. A decision
+with a single legal action costs nothing. In the simultaneous games (Cherry Picking's commit, Quickity
+Pickity's ticks) the seats that chose earlier in the round have hidden choices, which `redeal_hidden`
+re-draws; the seats after the decider choose in the rollouts with the playout policy.
 
 Everything search knows of a game beyond its rules comes from the game's search hooks
 (`agents/hooks/<game>.py`, `fruit_envs.agents.hooks.SearchHooks`): its default and guided budgets, its
@@ -74,6 +76,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
+from fruit_envs.agents.greedy import KernelGreedy
 from fruit_envs.agents.hooks import SearchHooks, search_hooks
 from fruit_envs.core.spec import Config, GameSpec, get_spec, outcome_rewards, registered_games
 
@@ -253,6 +256,8 @@ class SearchAgent:
         self.prior = self._network(opts.prior) if opts.prior else None
         self.value_net = self._network(opts.value) if opts.value else None
         self.max_rows = MAX_ROWS
+        self.compiled_rollouts = True  # False: every rollout runs the step-by-step loop (the reference)
+        self._random_roller = None
 
     def _network(self, name: str):
         """The PPO agent of a network option (argmax play, logits as ranking, its value head), loaded once."""
@@ -400,10 +405,13 @@ class SearchAgent:
 
     def _rollout(self, state, actions: np.ndarray, seats: np.ndarray, rng) -> np.ndarray:
         rules, depth = self.rules, self.options.depth
-        state, _ = rules.step(state, actions)
+        state, _ = rules.step(state, actions, in_place=True)  # `state` is the rollouts' own copy
+        steps = self.spec.max_game_length(self.config) if depth is None else depth
+        roller = self._roller()
+        if roller is not None and roller.rollout(state, steps, rng, greedy=self.playout is not None):
+            return self._leaf(state, seats)
         values = np.empty(len(actions))
         index = np.arange(len(actions))  # rows of `state` among the rollouts
-        steps = self.spec.max_game_length(self.config) if depth is None else depth
         for _ in range(steps):
             done = state.done
             if done.all() or done.mean() > 0.25:  # finished rollouts are scored and dropped
@@ -417,6 +425,21 @@ class SearchAgent:
             state, _ = rules.step(state, self._playout(state, mask, rng))
         values[index] = self._leaf(state, seats[index])
         return values
+
+    def _roller(self):
+        """The greedy agent whose compiled `rollout` plays the rollouts in one kernel call, exactly as the loop
+        below would (issue 56), or None where the loop runs: a network playout or value head (whose batches
+        that loop shapes), a playout that is not the game's kernel greedy as it is, kernels not compiled yet
+        (the loop's numpy tie-breaks beat the interpreted twin's draw by draw), `compiled_rollouts` off."""
+        if not self.compiled_rollouts or self.value_net is not None:
+            return None
+        if self.options.policy == "random" and self._random_roller is None:
+            self._random_roller = self.hooks.greedy(self.spec, self.config)  # only its kernel runs
+        agent = self.playout if self.options.policy == "greedy" else self._random_roller
+        kind = type(agent)
+        if not isinstance(agent, KernelGreedy) or (kind.act, kind.scores) != (KernelGreedy.act, KernelGreedy.scores):
+            return None
+        return agent if agent.compiled else None
 
     def _playout(self, state, mask: np.ndarray, rng) -> np.ndarray:
         if self.playout is None:

@@ -56,6 +56,8 @@ def compile_game(game: str) -> float:
         if optional.legal_masks is not None:
             optional.legal_masks(state)
     search_hooks(game).progress(state)  # search's progress score (greedy's set worth, in some games)
+    rollout = rules.init(config, rng.keys_from_seed(1, 2))
+    greedy.rollout(rollout, 2, gen)  # search's compiled rollouts (last: the cache probe looks for it)
     if optional.advance is not None:  # the AEC env's step: one game
         one = rules.init(config, rng.keys_from_seed(0, 1))
         optional.advance(one, int(np.flatnonzero(rules.legal_mask(one)[0])[0]))

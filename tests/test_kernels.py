@@ -329,10 +329,10 @@ def _parameters(tree: ast.Module) -> dict[str, list[str]]:
     return {node.name: [a.arg for a in node.args.args] for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
-def _misbound_in_kernels(tree: ast.Module, fields: tuple[str, ...]) -> list[str]:
-    """Calls between a module's kernels that hand a state array (or the tuple `st`) to a parameter of another
-    name, and `st[<number>]` reads (a slot must be named)."""
-    params, wrong = _parameters(tree), []
+def _misbound_in_kernels(tree: ast.Module, fields: tuple[str, ...], imported: ast.Module | None = None) -> list[str]:
+    """Calls between a module's kernels (and those of `imported`, the module it calls into) that hand a state
+    array (or the tuple `st`) to a parameter of another name, and `st[<number>]` reads (a slot must be named)."""
+    params, wrong = (_parameters(imported) if imported else {}) | _parameters(tree), []
     for caller in tree.body:
         for node in ast.walk(caller) if isinstance(caller, ast.FunctionDef) else ():
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "st":
@@ -408,6 +408,18 @@ def test_state_arrays_reach_each_kernel_by_field_name(game):
     assert calls >= 5, f"{game}: found only {calls} kernel calls in rules.py"
     assert not wrong, f"{game}'s rules: {wrong}"
     assert not _misbound_in_kernels(_source(game, "kernels"), fields), game
+
+
+@pytest.mark.parametrize("game", KERNEL_PACKAGES)
+def test_state_arrays_reach_the_rules_kernels_from_greedys_rollout_by_field_name(game):
+    """Issue 56: search's compiled rollout (`agents/greedy/<game>/kernels.py`) calls the rules' kernels with
+    each state array at the parameter of its name, as the rules' own kernels do."""
+    path = Path(importlib.import_module("fruit_envs.agents.greedy").__file__).parent / game / "kernels.py"
+    if not path.exists():
+        pytest.skip(f"{game} has no greedy kernels of its own")
+    tree = ast.parse(path.read_text())
+    assert "rollout" in _parameters(tree), f"{game}'s greedy kernels have no rollout"
+    assert not _misbound_in_kernels(tree, _state_fields(game), _source(game, "kernels")), game
 
 
 def test_a_swapped_state_array_is_caught():

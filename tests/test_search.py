@@ -48,9 +48,13 @@ def positions(game: str, players: int, seed: int = 0, games: int = 4, every: int
 
 
 def decide(agent, state, seed: int = 0) -> np.ndarray:
+    return decide_with(agent, state, np.random.default_rng(seed))
+
+
+def decide_with(agent, state, rng: np.random.Generator) -> np.ndarray:
     rules = agent.rules
     seats = state.to_move.astype(np.int64)
-    return agent.act(rules.observe(state, seats), rules.legal_mask(state), np.random.default_rng(seed), state, seats)
+    return agent.act(rules.observe(state, seats), rules.legal_mask(state), rng, state, seats)
 
 
 # --- options -----------------------------------------------------------------------------------------
@@ -161,6 +165,72 @@ def test_same_rng_same_decisions(game):
     agent = make_agent(TINY, spec)
     for state in positions(game, spec.default_num_players, limit=2):
         assert np.array_equal(decide(agent, state, seed=3), decide(agent, state, seed=3))
+
+
+@pytest.mark.parametrize("game, players", game_player_params())
+@pytest.mark.parametrize("name", [TINY, "search:rollouts=6,depth=end,policy=random", "search:rollouts=8,depth=5,width=3,gate=1"])
+def test_compiled_rollouts_play_exactly_what_the_step_by_step_loop_plays(game, players, name):
+    """Issue 56: a rollout in one kernel call (the greedy agent's `rollout`) gives the same actions, action
+    values and generator state afterwards as search's loop of observe, act and step."""
+    spec = get_spec(game)
+    config = spec.make_config(players)
+    for state in positions(game, players, games=6, limit=3):
+        results = []
+        for compiled in (True, False):
+            agent = make_agent(name, spec, config)
+            agent.compiled_rollouts = compiled
+            if compiled and make_agent("greedy", spec, config).compiled:  # every game's greedy has a rollout
+                assert agent._roller() is not None
+            elif not compiled:
+                assert agent._roller() is None
+            rng = np.random.default_rng(5)
+            actions = decide_with(agent, state, rng)
+            results.append((actions, agent.last_values, rng.random()))
+        (a, values, after), (b, expected, expected_after) = results
+        assert np.array_equal(a, b) and np.array_equal(values, expected, equal_nan=True) and after == expected_after
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_the_rollout_kernels_interpreted_twin_plays_as_the_compiled_kernel(game):
+    """`core.lazy`'s one source, two tiers: the Python twin of a greedy agent's `rollout` leaves the same games
+    and the same generator state as the compiled kernel."""
+    import importlib
+
+    from fruit_envs.core import lazy
+
+    spec = get_spec(game)
+    greedy = make_agent("greedy", spec)
+    compiled = importlib.import_module(f"{type(greedy)._game_module()}.kernels")
+    state = positions(game, spec.default_num_players, games=6, limit=1)[0]
+    ends = []
+    for module in (compiled, lazy.interpreted(compiled)):
+        games, rng = state.copy(), np.random.default_rng(9)
+        call = lazy.state_call(compiled.rollout, type(state).array_names(), lambda module=module: module)
+        call(6, True, rng, games, *greedy.rollout_constants(greedy.config), *greedy.kernel_args, greedy._width)
+        ends.append((games, rng.random()))
+    (a, after), (b, expected) = ends
+    assert after == expected
+    for name in type(state).array_names():
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert not np.array_equal(a.step_count, state.step_count)
+
+
+def test_a_playout_that_changes_greedys_scores_is_played_step_by_step():
+    """A greedy subclass with its own `scores` is not the kernel: search then runs its loop, which asks it."""
+    spec = get_spec("cherry_picking")
+    greedy = type(make_agent("greedy", spec))
+    asked = []
+
+    class Shy(greedy):
+        def scores(self, obs, mask):
+            asked.append(len(obs))
+            return -super().scores(obs, mask)
+
+    agent = make_agent(TINY, spec)
+    agent.playout = Shy(agent.config)
+    assert agent._roller() is None
+    decide(agent, positions("cherry_picking", 2, limit=1)[0])
+    assert asked
 
 
 def test_a_forced_decision_costs_no_rollout(monkeypatch):

@@ -12,11 +12,12 @@ handed to the kernel. `act` breaks ties among the best legal actions at random (
 from __future__ import annotations
 
 import importlib
+from functools import cache
 
 import numpy as np
 
 from fruit_envs.agents.base import argmax_legal
-from fruit_envs.core.lazy import kernels_of
+from fruit_envs.core.lazy import StateKernels, kernels_of
 from fruit_envs.core.spec import Config, GameSpec
 
 
@@ -60,8 +61,7 @@ class KernelGreedy:
     def _kernels(self):
         """The kernels of the agent's game package in the tier in use (looked up, never kept: the agent pickles);
         a subclass defined elsewhere runs its game agent's kernels."""
-        game = next(c for c in type(self).__mro__ if c.__module__.startswith(f"{__name__}."))
-        return kernels_of(game.__module__)
+        return kernels_of(self._game_module())
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return argmax_legal(self.scores(obs, mask), np.asarray(mask, dtype=bool), rng)
@@ -73,8 +73,42 @@ class KernelGreedy:
         self._kernels().scores(obs, *self.kernel_args, out)
         return out
 
+    def rollout_constants(self, config: Config) -> tuple | None:
+        """The rules' constants its game's `kernels.rollout` takes after the state's arrays (None: the game has
+        no compiled rollout, and search plays its rollouts step by step)."""
+        return None
+
+    def rollout(self, state, steps: int, rng: np.random.Generator, greedy: bool = True) -> bool:
+        """Play `steps` decisions of every game of `state` in place, in one kernel call: each seat as `act`
+        (`greedy`) or uniformly among its legal actions, finished games left as they are. The actions and
+        `rng`'s draws are those of search's loop of observe, act and step (issue 56). False, with nothing
+        done, where the game has no compiled rollout."""
+        constants = self.rollout_constants(state.config)
+        if constants is None or not isinstance(rng, np.random.Generator):
+            return False
+        if state.config != self.config:
+            raise ValueError(f"{self!r} plays {self.config}, not games of {state.config}")
+        kernels = _state_kernels(self._game_module(), type(state))
+        kernels.rollout(int(steps), bool(greedy), rng, state, *constants, *self.kernel_args, self._width)
+        return True
+
+    @property
+    def compiled(self) -> bool:
+        """Whether its kernels run compiled now (`core.lazy`), not as their interpreted twin."""
+        return not self._kernels().__name__.endswith("[interpreted]")
+
+    @classmethod
+    def _game_module(cls) -> str:
+        """The package of the game agent this class is or derives from (whose kernels it runs)."""
+        return next(c for c in cls.__mro__ if c.__module__.startswith(f"{__name__}.")).__module__
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_players={self.config.num_players})"
+
+
+@cache
+def _state_kernels(package: str, state_cls: type) -> StateKernels:
+    return StateKernels(package, state_cls)
 
 
 def kernel_batch(obs, mask, width: int, actions: int) -> tuple[np.ndarray, np.ndarray]:

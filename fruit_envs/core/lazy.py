@@ -265,11 +265,13 @@ def compile_command(package: str) -> list[str]:
 
 
 def _in_cache(module: ModuleType) -> bool:
-    """Whether numba's disk cache holds `module.step` (a greedy agent's: `module.scores`) compiled for this
-    machine and these sources (the background compile builds every kernel a game plays with it). Reads numba's
-    private cache index: anything unexpected there answers True, which only means compiling here when needed."""
+    """Whether numba's disk cache holds the module's own `rollout`, `step` or `scores` (the first it defines: a
+    greedy agent's rollout, compiled after everything else it runs) compiled for this machine and these sources
+    (the background compile builds every kernel a game plays with it). Reads numba's private cache index:
+    anything unexpected there answers True, which only means compiling here when needed."""
     try:
-        dispatcher = getattr(module, "step", None) or module.scores
+        own = (getattr(module, name, None) for name in ("rollout", "step", "scores"))
+        dispatcher = next(k for k in own if getattr(getattr(k, "py_func", None), "__module__", None) == module.__name__)
         index = dispatcher._cache._cache_file._load_index()
         machine = dispatcher.targetctx.codegen().magic_tuple()
         return any(key[1] == machine for key in index)

@@ -32,6 +32,9 @@ class CherryPickingGreedy(KernelGreedy):
         scoring = R.score_tables(config.same_sort_bonus)  # the tables the rules score piles with
         self.kernel_args = (plant_columns, pile_columns, *scoring, self.BASKET_DISCOUNT, self.GIVE_AWAY)
 
+    def rollout_constants(self, config):
+        return R.advance_constants(config)[3]  # step's deck, hand size, score paying and scoring tables
+
 
 def make(config) -> CherryPickingGreedy:
     return CherryPickingGreedy(config)

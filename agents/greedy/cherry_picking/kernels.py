@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
-from fruit_envs.games.cherry_picking.kernels import score_pile
+from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, score_pile, step
 
 N_CARDS = C.N_CARD_TYPES
 N_PLANTS = C.N_PLANTS
@@ -76,3 +77,46 @@ def scores(obs, plants, own_pile, table, assign, n_assign, basket_discount, give
             out[b, c] = worth - give_away * CARD_VALUE[c]
         for k in range(N_PLANTS):
             out[b, CHOOSE_BASE + k] = gains[k]
+
+
+heuristic = scores  # `rollout` takes the state's `scores` array under that name
+
+
+@njit
+def rollout(
+    steps, greedy, rng, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
+    set_scores, scores, deck, hand, pay_scores, table, assign, n_assign, plant_columns, own_pile, pile_table,
+    pile_assign, pile_n_assign, basket_discount, give_away, obs_size,
+):  # fmt: skip
+    """Play `steps` decisions of every game in place, each seat choosing as `CherryPickingGreedy.act` does
+    (`greedy`) or uniformly among its legal actions, with `rng`'s draws in the order search's Python loop
+    makes them (`agents.greedy.kernels`). Its arguments: the state's arrays, the rules' constants of
+    `advance` (`rules.advance_constants`), the agent's `kernel_args`, the observation's width."""
+    n, num_actions = len(done), R.NUM_ACTIONS
+    kept = np.ones(n, dtype=np.bool_)
+    games, seat = np.arange(n), np.zeros(n, dtype=np.int64)
+    actions, live = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+    mask = np.zeros((n, num_actions), dtype=np.bool_)
+    worth = np.zeros((n, num_actions))
+    obs = np.zeros((n, obs_size), dtype=np.float32)
+    rewards, ended = np.zeros((n, hands.shape[1]), dtype=np.float32), np.zeros(n, dtype=np.bool_)
+    for _ in range(steps):
+        if not keep_rows(done, kept):
+            return
+        for g in range(n):
+            seat[g] = to_move[g]
+            live[g] = not done[g]
+        mask[:] = False
+        legal_mask(games, seat, done, to_move, phase, hands, played, mask)
+        if greedy:
+            obs[:] = 0.0
+            observe(seat, done, to_move, phase, set_index, hands, piles, plants, played, scores, hand, obs)
+            worth[:] = 0.0
+            heuristic(
+                obs, plant_columns, own_pile, pile_table, pile_assign, pile_n_assign, basket_discount, give_away, worth
+            )
+        choose(worth, mask, done, kept, rng, actions)
+        step(
+            actions, live, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
+            set_scores, scores, rewards, ended, deck, hand, pay_scores, table, assign, n_assign,
+        )  # fmt: skip

@@ -63,6 +63,9 @@ class FruitPickingGreedy(KernelGreedy):
             self.WATER_WEIGHT,
         )
 
+    def rollout_constants(self, config):
+        return R.advance_constants(config)[1:]  # step's, the mask's and observe's constants
+
 
 def make(config) -> FruitPickingGreedy:
     return FruitPickingGreedy(config)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
+from fruit_envs.games.fruit_picking import rules as R
 from fruit_envs.games.fruit_picking.kernels import (
     BUY_BASE,
     DRAW_ONE,
@@ -21,7 +23,10 @@ from fruit_envs.games.fruit_picking.kernels import (
     N_POS,
     PLANT_BASE,
     WATER,
+    legal_mask,
+    observe,
     sow_one,
+    step,
 )
 
 
@@ -135,3 +140,52 @@ def scores(
         o[DRAW_ONE] = 1.0
         for k in range(2):
             o[KEEP_BASE + k] = values[argmax(row, drawn_cols[k]) % N_KINDS]
+
+
+@njit
+def rollout(
+    steps, greedy, rng, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market,
+    stack, stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round, price_table,
+    shows, umbrella, on_draw, on_place, market_operation, beginner, max_rounds, max_length, pay_scores, max_under,
+    offsets, farm_cols, target_cols, market_cols, price_cols, drawn_cols, seed_cols, storage_col, bought_cols,
+    price_weight, water_weight, obs_size,
+):  # fmt: skip
+    """Play `steps` decisions of every game in place, each seat choosing as `FruitPickingGreedy.act` does
+    (`greedy`) or uniformly among its legal actions, with `rng`'s draws in the order search's Python loop
+    makes them (`agents.greedy.kernels`). Its arguments: the state's arrays, the rules' constants of
+    `advance` (`rules.advance_constants`), the agent's `kernel_args`, the observation's width."""
+    n, num_actions = len(done), R.NUM_ACTIONS
+    kept = np.ones(n, dtype=np.bool_)
+    seat = np.zeros(n, dtype=np.int64)
+    actions, live = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+    mask = np.zeros((n, num_actions), dtype=np.bool_)
+    worth = np.zeros((n, num_actions))
+    obs = np.zeros((n, obs_size), dtype=np.float32)
+    rewards, ended = np.zeros((n, seeds.shape[1]), dtype=np.float32), np.zeros(n, dtype=np.bool_)
+    for _ in range(steps):
+        if not keep_rows(done, kept):
+            return
+        for g in range(n):
+            seat[g] = to_move[g]
+            live[g] = not done[g]
+        mask[:] = False
+        legal_mask(seat, done, to_move, phase, farm_order, seeds, target, market, price_table, mask)
+        if greedy:
+            obs[:] = 0.0
+            observe(
+                seat, done, to_move, phase, farm_order, seeds, storage, target, market, stack, stack_size,
+                stack_knowers, drawn, drawn_knowers, bought, rounds, last_round, price_table, max_rounds, max_under,
+                offsets, obs,
+            )  # fmt: skip
+            worth[:] = 0.0
+            scores(
+                obs, farm_cols, target_cols, market_cols, price_cols, drawn_cols, seed_cols, storage_col,
+                bought_cols, price_weight, water_weight, worth,
+            )  # fmt: skip
+        choose(worth, mask, done, kept, rng, actions)
+        step(
+            actions, live, done, truncated, to_move, step_count, phase, farm_order, seeds, storage, target, market,
+            stack, stack_size, stack_knowers, drawn, drawn_knowers, bought, rounds, turn_steps, last_round,
+            rewards, ended, price_table, shows, umbrella, on_draw, on_place, market_operation, beginner, max_rounds,
+            max_length, pay_scores,
+        )  # fmt: skip

@@ -101,6 +101,11 @@ class JuicyFruitsGreedy(KernelGreedy):
         indices = tuple(_indices(cols) for cols in self.obs_columns.values())
         self.kernel_args = (*indices, self.token_worth, self.factory)
 
+    def rollout_constants(self, config):
+        """`step`'s and `observe`'s constants, as `rules.step` and `rules.observe` pass them."""
+        _, factory, solo, per_row, pay_scores, offsets, phases, steps = R.advance_constants(config)
+        return (R.PHASE_ACTIONS, factory, solo, R.round_cap(config), per_row, pay_scores, offsets, phases, steps)
+
 
 def make(config) -> JuicyFruitsGreedy:
     return JuicyFruitsGreedy(config)

@@ -1,7 +1,7 @@
 """Juicy Fruits greedy's heuristic as compiled kernels over the batch: the one source of its scores
 (`JuicyFruitsGreedy.scores` calls `scores`, compiled or as its interpreted twin, as `core.lazy` chooses).
 Island geometry is the rules' own kernels (`shapes_fit`, `fits`, `free_run`); the observation columns and the
-token worth table come from the agent.
+token worth table come from the agent. `rollout` plays search's playouts (this heuristic or uniform) in one call.
 """
 
 from __future__ import annotations
@@ -9,11 +9,22 @@ from __future__ import annotations
 import numpy as np
 
 from fruit_envs.agents.greedy.juicy_fruits import FACTORY_PROGRESS, FRUIT_CHARGE
+from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
 from fruit_envs.games.juicy_fruits import components as C
 from fruit_envs.games.juicy_fruits import geometry as G
 from fruit_envs.games.juicy_fruits import rules as R
-from fruit_envs.games.juicy_fruits.kernels import fits, free_run, shapes_fit
+from fruit_envs.games.juicy_fruits.kernels import (
+    DONE,
+    ISLAND,
+    TO_MOVE,
+    fits,
+    free_run,
+    legal_mask,
+    observe,
+    shapes_fit,
+    step,
+)
 
 CELL, CLAIM, PASS, ROTATE, SPLIT = R.CELL, R.CLAIM, R.PASS, R.ROTATE, R.SPLIT
 PRODUCE, MILKSHAKE, ARROW, NUM_ACTIONS, MAX_SPLIT = R.PRODUCE, R.MILKSHAKE, R.ARROW, R.NUM_ACTIONS, R.MAX_SPLIT
@@ -137,12 +148,14 @@ def placement_worth(table, free, movers, anchor, mobile, after) -> float:
 
 @njit
 def scores(
-    obs, phase, final_round, fruit, empty, collector, advanced, cart, lemonade, ship_present, ship_cost, ship_points,
-    board, stacks, pending_cell, pending_token, pending_rotation, discs, pending_arrow, token_worth, factory, out,
+    obs, phase_cols, final_round_col, fruit_cols, empty_cols, collector_cols, advanced_cols, cart_cols, lemonade_cols,
+    ship_present_cols, ship_cost_cols, ship_points_cols, board_cols, stacks_cols, pending_cell_cols, pending_token_cols,
+    pending_rotation_cols, discs_cols, pending_arrow_cols, token_worth, factory, out,
 ):  # fmt: skip
     """Fill `out (B, 66)` (zeros) with the heuristic's worth of each action for the observations `obs (B, O)`
-    (float32), read at the columns named after their blocks (the island's by plane: `empty (25,)`, `collector
-    (5, 25)`, ...; `board (20, 24)` one-hot per slot); `token_worth (24,)` is the fixed worth of each token."""
+    (float32), read at the columns named after their blocks (`*_cols`; the island's by plane: `empty_cols (25,)`,
+    `collector_cols (5, 25)`, ...; `board_cols (20, 24)` one-hot per slot); `token_worth (24,)` is the fixed worth
+    of each token."""
     have = np.zeros(FRUITS, dtype=np.int64)
     free = np.zeros(N_CELLS, dtype=np.bool_)
     after = np.zeros(N_CELLS, dtype=np.bool_)
@@ -151,7 +164,7 @@ def scores(
     costs = np.zeros((N_SHIPS, FRUITS), dtype=np.int64)
     ship_worth = np.zeros(N_SHIPS, dtype=np.float64)
     tokens = np.zeros(N_SLOTS, dtype=np.int64)
-    left = np.zeros(len(stacks), dtype=np.int64)
+    left = np.zeros(len(stacks_cols), dtype=np.int64)
     room = np.zeros(N_SHAPES, dtype=np.bool_)
     missing = np.zeros((N_SHIPS + ROWS, FRUITS), dtype=np.int64)
     demand = np.zeros(FRUITS, dtype=np.int64)
@@ -159,32 +172,32 @@ def scores(
     ice_count = np.zeros(N_COLOURS, dtype=np.int64)
     zero, no = np.int64(0), np.int64(-1)  # not literals: each inner kernel compiles once (core.kernels)
     for b in range(len(obs)):
-        ph = one_hot_index(obs, b, phase, zero)
-        charge = 0.0 if obs[b, final_round] > 0.5 else FRUIT_CHARGE  # leftover fruit scores nothing
+        ph = one_hot_index(obs, b, phase_cols, zero)
+        charge = 0.0 if obs[b, final_round_col] > 0.5 else FRUIT_CHARGE  # leftover fruit scores nothing
         row = out[b]
         if ph == MOVE_TO:  # as far as possible
-            src = one_hot_index(obs, b, pending_cell, zero)
+            src = one_hot_index(obs, b, pending_cell_cols, zero)
             for c in range(N_CELLS):
                 row[CELL + c] = DISTANCE[src, c]
             continue
         for c in range(N_CELLS):
-            free[c] = obs[b, empty[c]] > 0.5
+            free[c] = obs[b, empty_cols[c]] > 0.5
         if ph != PLACE and ph != ROTATE_PHASE:  # the ships and the board: what supplying or claiming earns
             for k in range(N_SHIPS):
-                present[k] = obs[b, ship_present[k]] > 0.5
+                present[k] = obs[b, ship_present_cols[k]] > 0.5
                 for f in range(FRUITS):
-                    costs[k, f] = np.int64(np.rint(obs[b, ship_cost[k, f]] * COST_SCALE))
-                ship_worth[k] = np.float32(obs[b, ship_points[k]] * POINTS_SCALE) + HALF  # its points + 0.5
+                    costs[k, f] = np.int64(np.rint(obs[b, ship_cost_cols[k, f]] * COST_SCALE))
+                ship_worth[k] = np.float32(obs[b, ship_points_cols[k]] * POINTS_SCALE) + HALF  # its points + 0.5
             for slot in range(N_SLOTS):
-                tokens[slot] = one_hot_index(obs, b, board[slot], no)
+                tokens[slot] = one_hot_index(obs, b, board_cols[slot], no)
         if ph != SUPPLY_OR_CLAIM and ph != PLACE and ph != ROTATE_PHASE:  # the others need no fruit weights
             for f in range(FRUITS):
-                have[f] = np.int64(np.rint(obs[b, fruit[f]] * FRUIT_SCALE))
+                have[f] = np.int64(np.rint(obs[b, fruit_cols[f]] * FRUIT_SCALE))
             fruit_weights(have, present, costs, ship_worth, tokens, free, token_worth, room, missing, demand, weights)
 
         if ph == MOVE_TOKEN:  # which token: collectors by weighted fruit, advanced (d + 1) fruits, carts points
-            for j in range(len(stacks)):
-                left[j] = np.int64(np.rint(obs[b, stacks[j]] * STACK_SCALE[j]))
+            for j in range(len(stacks_cols)):
+                left[j] = np.int64(np.rint(obs[b, stacks_cols[j]] * STACK_SCALE[j]))
             for k in range(N_COLOURS):
                 payable, count = NO_LIMIT, 0
                 for f in range(FRUITS):
@@ -201,15 +214,15 @@ def scores(
             for c in range(N_CELLS):
                 fruit_gain = 0.0
                 for f in range(FRUITS):
-                    if obs[b, collector[f, c]] > 0.5:
+                    if obs[b, collector_cols[f, c]] > 0.5:
                         fruit_gain += weights[f]
                 adv_weight = 0.0
                 for f in range(FRUITS):
-                    if obs[b, advanced[f, c]] > 0.5:
+                    if obs[b, advanced_cols[f, c]] > 0.5:
                         adv_weight = max(adv_weight, weights[f])
                 colour = no
                 for k in range(N_COLOURS - 1, -1, -1):
-                    if obs[b, cart[k, c]] > 0.5:
+                    if obs[b, cart_cols[k, c]] > 0.5:
                         colour = k
                 if colour >= 0:
                     row[CELL + c] = cart_worth(colour, free_run(free, c), ice_count, shakes)
@@ -218,7 +231,7 @@ def scores(
                     row[CELL + c] = fruit_gain * run + adv_weight * (run + 1)
 
         elif ph == HARVEST_SPLIT or ph == CLAIM_FRUIT:  # all of the more useful of the two fruits
-            token = one_hot_index(obs, b, pending_token, zero)
+            token = one_hot_index(obs, b, pending_token_cols, zero)
             first_better = weights[TOKEN_FRUITS[token, 0]] >= weights[TOKEN_FRUITS[token, 1]]
             for k in range(MAX_SPLIT + 1):
                 row[SPLIT + k] = k if first_better else -k
@@ -245,15 +258,15 @@ def scores(
             for c in range(N_CELLS):
                 moving = np.float32(0.0)
                 for f in range(FRUITS):
-                    moving += obs[b, collector[f, c]]
+                    moving += obs[b, collector_cols[f, c]]
                 tokens_moving = np.float32(0.0)
                 for f in range(FRUITS):
-                    tokens_moving += obs[b, advanced[f, c]]
+                    tokens_moving += obs[b, advanced_cols[f, c]]
                 for k in range(N_COLOURS):
-                    tokens_moving += obs[b, cart[k, c]]
+                    tokens_moving += obs[b, cart_cols[k, c]]
                 movers[c] = moving > 0.5 or tokens_moving > 0.5
             bits = bits_of(free)
-            token = one_hot_index(obs, b, pending_token, zero)
+            token = one_hot_index(obs, b, pending_token_cols, zero)
             shape, mobile = TOKEN_SHAPE[token], IS_MOBILE[token]
             if ph == ROTATE_PHASE:
                 for r in range(N_ROT):
@@ -262,22 +275,65 @@ def scores(
                         best = max(best, placement_worth(PLACEMENT_BITS[shape, r, c], bits, movers, c, mobile, after))
                     row[ROTATE + r] = best
             else:
-                r = one_hot_index(obs, b, pending_rotation, zero)
+                r = one_hot_index(obs, b, pending_rotation_cols, zero)
                 for c in range(N_CELLS):
                     row[CELL + c] = placement_worth(PLACEMENT_BITS[shape, r, c], bits, movers, c, mobile, after)
 
         elif ph == FACTORY and factory:  # an arrow whose circle, progress and bottle beat the fruit it costs
             lemonade_stand = False
             for c in range(N_CELLS):
-                lemonade_stand |= obs[b, lemonade[c]] != 0
+                lemonade_stand |= obs[b, lemonade_cols[c]] != 0
             for a in range(N_ARROWS):
                 to = ARROW_TO[a]
-                onto_own = np.rint(obs[b, discs[to]] * DISC_SCALE) > 0
+                onto_own = np.rint(obs[b, discs_cols[to]] * DISC_SCALE) > 0
                 gain = (0.0 if onto_own else np.float64(NODE_POINTS[to])) + FACTORY_PROGRESS
                 gain = gain + ((NODE_BOTTLE[to] - NODE_BOTTLE[ARROW_FROM[a]]) if lemonade_stand else 0)
                 cost = 0.0
                 for f in range(FRUITS):
                     cost += ARROW_COST[a, f] * weights[f]
                 cost = cost * charge
-                row[ARROW + a] = gain - (0.0 if obs[b, pending_arrow[a]] > 0.5 else cost)  # the free ride is free
+                row[ARROW + a] = gain - (0.0 if obs[b, pending_arrow_cols[a]] > 0.5 else cost)  # the free ride is free
             row[PASS] = 0.0
+
+
+@njit
+def rollout(
+    steps, greedy, rng, st, phase_actions, factory, solo, cap, per_row, pay_scores, offsets, phase_size, license_steps,
+    phase_cols, final_round_col, fruit_cols, empty_cols, collector_cols, advanced_cols, cart_cols, lemonade_cols,
+    ship_present_cols, ship_cost_cols, ship_points_cols, board_cols, stacks_cols, pending_cell_cols, pending_token_cols,
+    pending_rotation_cols, discs_cols, pending_arrow_cols, token_worth, own_factory, obs_size,
+):  # fmt: skip
+    """Play `steps` decisions of every game of the state `st` in place, each seat choosing as `JuicyFruitsGreedy.act`
+    does (`greedy`) or uniformly among its legal actions, with `rng`'s draws in the order search's Python loop
+    makes them (`agents.greedy.kernels`). Its arguments: the state's arrays, the rules' constants of `step` and
+    `observe` (`rules.advance_constants`, the round cap, `PHASE_ACTIONS`), the agent's `kernel_args`, the
+    observation's width."""
+    done, to_move = st[DONE], st[TO_MOVE]
+    n, p = len(done), st[ISLAND].shape[1]
+    kept = np.ones(n, dtype=np.bool_)
+    seat = np.zeros(n, dtype=np.int64)
+    actions, live = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+    worth = np.zeros((n, NUM_ACTIONS))
+    obs = np.zeros((n, obs_size), dtype=np.float32)
+    rewards, ended = np.zeros((n, p), dtype=np.float32), np.zeros(n, dtype=np.bool_)
+    for _ in range(steps):
+        if not keep_rows(done, kept):
+            return
+        for g in range(n):
+            seat[g] = to_move[g]
+            live[g] = not done[g]
+        mask[:] = False
+        legal_mask(st, seat, mask)
+        if greedy:
+            obs[:] = 0.0
+            observe(seat, st, offsets, phase_size, cap, license_steps, solo, factory, obs)
+            worth[:] = 0.0
+            scores(
+                obs, phase_cols, final_round_col, fruit_cols, empty_cols, collector_cols, advanced_cols, cart_cols,
+                lemonade_cols, ship_present_cols, ship_cost_cols, ship_points_cols, board_cols, stacks_cols,
+                pending_cell_cols, pending_token_cols, pending_rotation_cols, discs_cols, pending_arrow_cols,
+                token_worth, own_factory, worth,
+            )  # fmt: skip
+        choose(worth, mask, done, kept, rng, actions)
+        step(actions, live, st, rewards, ended, phase_actions, factory, solo, cap, per_row, pay_scores)

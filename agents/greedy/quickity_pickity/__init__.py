@@ -76,6 +76,10 @@ class QuickityPickityGreedy(KernelGreedy):
         self._kernels().set_worth(card, stage, size, bits, self.legal_table, self.worth, out.reshape(rows))
         return out
 
+    def rollout_constants(self, config):
+        _, fixed, tables = R.advance_constants(config)
+        return *fixed[:4], *tables  # step's legality table, score paying, rounds to win, box; observe's tables
+
 
 def make(config) -> QuickityPickityGreedy:
     return QuickityPickityGreedy(config)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
 from fruit_envs.games.quickity_pickity import components as C
 from fruit_envs.games.quickity_pickity import rules as R
+from fruit_envs.games.quickity_pickity.kernels import legal_mask, observe, step
 
 FLIP_ACTION, TAKE_BASE, PLACE_BASE, NEW_SET = R.FLIP_ACTION, R.TAKE_BASE, R.PLACE_BASE, R.NEW_SET
 TYPES = C.N_FRUIT_TYPES
@@ -36,9 +38,9 @@ def set_worth(card, stage, size, bits, legal, worth, out):
     """`out` (B, K): the worth of sets of `size` and attribute `bits` (both (B, K)) on round card `card` (B,)
     with `stage` (B,) monkeys up; `legal` (1024,) the set legality of each `bits`."""
     for b in range(len(out)):
-        c, st = np.int64(card[b]), np.int64(stage[b])
+        c, up = np.int64(card[b]), np.int64(stage[b])
         for k in range(out.shape[1]):
-            out[b, k] = _worth(c, st, np.int64(size[b, k]), legal[bits[b, k]], worth)
+            out[b, k] = _worth(c, up, np.int64(size[b, k]), legal[bits[b, k]], worth)
 
 
 @inner
@@ -104,3 +106,53 @@ def scores(
             out[b, TAKE_BASE + ty] = max(best[ty], alone)
             if ty == held:
                 out[b, NEW_SET] = alone
+
+
+@njit
+def rollout(
+    steps, greedy, rng, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play,
+    kind_start, layout, location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits, set_bonus,
+    seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, legal, pay_scores, rounds_to_win,
+    box_hidden, offsets, card_table, held_rows, set_rows, value_pos, value_neg, options, mine, size_col, bits_cols,
+    card_cols, monkey_cols, expression_cols, colour_cols, shape_cols, legal_table, worth, flip_worth, obs_size,
+):  # fmt: skip
+    """Play `steps` decisions of every game in place, each seat choosing as `QuickityPickityGreedy.act` does
+    (`greedy`) or uniformly among its legal actions, with `rng`'s draws in the order search's Python loop
+    makes them (`agents.greedy.kernels`). Its arguments: the state's arrays, the rules' constants of `advance`
+    (`rules.advance_constants`: step's, then observe's tables), the agent's `kernel_args`, the observation's
+    width."""
+    n, num_actions, f = len(done), R.NUM_ACTIONS, set_size.shape[1]
+    kept = np.ones(n, dtype=np.bool_)
+    games, seat = np.arange(n), np.zeros(n, dtype=np.int64)
+    actions, live = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+    mask = np.zeros((n, num_actions), dtype=np.bool_)
+    values = np.zeros((n, num_actions))
+    obs = np.zeros((n, obs_size), dtype=np.float32)
+    rewards, ended = np.zeros((n, num_sets.shape[1]), dtype=np.float32), np.zeros(n, dtype=np.bool_)
+    for _ in range(steps):
+        if not keep_rows(done, kept):
+            return
+        for g in range(n):
+            seat[g] = to_move[g]
+            live[g] = not done[g]
+        mask[:] = False
+        legal_mask(games, seat, done, seat_phase, up_count, num_sets, committed, f, np.bool_(True), mask)
+        if greedy:
+            obs[:] = 0.0
+            observe(
+                seat, done, seat_phase, starter, layout, location, up_count, taken, held, num_sets, set_size,
+                set_bits, set_bonus, seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, legal,
+                box_hidden, offsets, card_table, held_rows, set_rows, value_pos, value_neg, options, obs,
+            )  # fmt: skip
+            values[:] = 0.0
+            scores(
+                obs, mine, size_col, bits_cols, card_cols, monkey_cols, expression_cols, colour_cols, shape_cols,
+                legal_table, worth, flip_worth, values,
+            )  # fmt: skip
+        choose(values, mask, done, kept, rng, actions)
+        step(
+            actions, live, keys, done, to_move, step_count, phase, seat_phase, round_index, starter, in_play,
+            kind_start, layout, location, up_count, taken, kind_slots, held, num_sets, set_size, set_bits,
+            set_bonus, seen_most, seen_once, committed, deck, deck_pos, shown, card, cards_won, rewards, ended,
+            legal, pay_scores, rounds_to_win, box_hidden,
+        )  # fmt: skip

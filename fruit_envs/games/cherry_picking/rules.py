@@ -319,7 +319,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `(P,)`, every seat's mask `(P, 60)` and the observation `(O,)` of the seat to move afterwards, equal
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s = state
-    p, size, terminal, fixed = _advance_constants(s.config)
+    p, size, terminal, fixed = advance_constants(s.config)
     rewards, ended, masks, obs = advance_buffers(p, NUM_ACTIONS, size)
     _state_kernels.advance(operator.index(action), s, rewards, ended, masks, obs, *fixed)
     if terminal and ended[0]:
@@ -328,10 +328,10 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @cache
-def _advance_constants(config: Config) -> tuple:
+def advance_constants(config: Config) -> tuple:
     """What `advance` needs of the configuration alone: players, observation size, whether the reward is
     the outcome, and `kernels.advance`'s last arguments in its order (one cached lookup per call: `advance`
-    is the one-game hot path)."""
+    is the one-game hot path). Search's compiled rollouts take the same (`agents/greedy`)."""
     p = config.num_players
     scoring = score_tables(config.same_sort_bonus)
     fixed = (_deck(p), C.hand_size(p), config.reward == "score", *scoring)

@@ -338,7 +338,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     seat's mask `(P, 16)` and the observation `(O,)` of the seat to move afterwards, equal to
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
-    size, *fixed, offsets = _advance_constants(cfg)
+    size, *fixed, offsets = advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _state_kernels.advance(operator.index(action), s, rewards, ended, *fixed, offsets, masks, obs)
     if cfg.reward == "terminal" and ended[0]:
@@ -347,9 +347,10 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @cache
-def _advance_constants(config: Config) -> tuple:
+def advance_constants(config: Config) -> tuple:
     """The observation's size, then `kernels.advance`'s arguments that depend on the configuration alone,
-    in its order (one cached lookup per call: `advance` is the one-game hot path)."""
+    in its order (one cached lookup per call: `advance` is the one-game hot path; search's compiled rollouts
+    take the same, `agents/greedy`)."""
     cfg = config
     return (
         observation_shape(cfg)[0], _price_table(cfg), _shows(cfg), cfg.umbrella, cfg.umbrella_trigger == "drawn",

@@ -543,7 +543,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     seat's mask `(P, 66)` and the observation `(O,)` of the seat to move afterwards, equal to
     `step(..., in_place=True)`, `legal_mask` and `observe` but in one kernel call (the AEC env's step)."""
     cfg = state.config
-    size, factory, solo, per_row, pay_scores, offsets, phases, steps = _advance_constants(cfg)
+    size, factory, solo, per_row, pay_scores, offsets, phases, steps = advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     wrong_kind = _state_kernels.advance(
         operator.index(action), state, rewards, ended, masks, obs, PHASE_ACTIONS, factory, solo,
@@ -557,8 +557,9 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @cache
-def _advance_constants(config: Config) -> tuple:
-    """`advance`'s arguments fixed by the configuration (the round cap is read at each call, as `step` does)."""
+def advance_constants(config: Config) -> tuple:
+    """`advance`'s arguments fixed by the configuration (the round cap is read at each call, as `step` does);
+    search's compiled rollouts take the same (`agents/greedy`)."""
     size, offsets, phases = _observation_plan(config)
     return (
         size,

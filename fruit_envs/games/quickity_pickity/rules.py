@@ -508,7 +508,7 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     `(P,)`, every seat's mask `(P, 99)` and the observation `(O,)` of the seat to move afterwards, equal
     to `step(..., in_place=True)`, `legal_masks` and `observe` but in one kernel call (the AEC env's step)."""
     s, cfg = state, state.config
-    size, fixed, tables = _advance_constants(cfg)
+    size, fixed, tables = advance_constants(cfg)
     rewards, ended, masks, obs = advance_buffers(cfg.num_players, NUM_ACTIONS, size)
     _state_kernels.advance(operator.index(action), s, rewards, ended, *fixed, masks, *tables, obs)
     if cfg.reward == "terminal" and ended[0]:
@@ -517,9 +517,10 @@ def advance(state: State, action: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @cache
-def _advance_constants(config: Config) -> tuple:
+def advance_constants(config: Config) -> tuple:
     """The observation's size, and `kernels.advance`'s arguments that depend on the configuration alone, in
-    its order: those before the masks and those after them (one cached lookup per call: the hot path)."""
+    its order: those before the masks and those after them (one cached lookup per call: the hot path; search's
+    compiled rollouts take the same, `agents/greedy`)."""
     cfg, hidden = config, box_hidden(config)
     fixed = (_legal_table(cfg), cfg.reward == "score", cfg.rounds_to_win, hidden, *every_seat(1, cfg.num_players))
     tables = (
