@@ -168,7 +168,9 @@ def test_same_rng_same_decisions(game):
 
 
 @pytest.mark.parametrize("game, players", game_player_params())
-@pytest.mark.parametrize("name", [TINY, "search:rollouts=6,depth=end,policy=random", "search:rollouts=8,depth=5,width=3,gate=1"])
+@pytest.mark.parametrize(
+    "name", [TINY, "search:rollouts=6,depth=end,policy=random", "search:rollouts=8,depth=5,width=3,gate=1"]
+)
 def test_compiled_rollouts_play_exactly_what_the_step_by_step_loop_plays(game, players, name):
     """Issue 56: a rollout in one kernel call (the greedy agent's `rollout`) gives the same actions, action
     values and generator state afterwards as search's loop of observe, act and step."""
