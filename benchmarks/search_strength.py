@@ -11,7 +11,9 @@ to compare), measured on positions of 64 greedy-against-greedy games (every `--t
 while at least 48 games are live, scaled to 64 games); then `--num-games` games against `--opponent`
 (greedy by default; any agent name, e.g. `search` at its default budget), the
 agent's seat rotating game by game (arena.evaluate: one batch, a fixed seeded list of games), with
-wins, draws, losses and the 95% Wilson interval of the win rate. Writes one JSON file per game and
+wins, draws, losses and the 95% Wilson interval of the win rate. `--workers N` / `--ray ADDRESS` run each
+game's timing and match as units of work on other processes (the same win rates; the timings then share
+the machine). Writes one JSON file per game and
 agent to `results/search/` under the current directory (`--out` elsewhere) and prints a markdown table.
 """
 
@@ -30,6 +32,7 @@ from fruit_envs._cli import prog
 from fruit_envs.agents import AGENT_HELP, make_agent
 from fruit_envs.agents.arena import evaluate
 from fruit_envs.core import rng as frng
+from fruit_envs.core import units
 from fruit_envs.core.spec import get_spec, registered_games
 from fruit_envs.core.threads import limit_threads
 
@@ -120,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing-only", action="store_true", help="measure time per decision only")
     parser.add_argument("--strength-only", action="store_true", help="measure the win rate only")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results folder (default: ./results/search)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local worker processes, each game's timing and match a unit (default 1: timings with nothing beside)",
+    )
+    parser.add_argument("--ray", default=None, metavar="ADDRESS", help="on a Ray cluster: auto, ray://HOST:PORT, local")
     args = parser.parse_args(argv)
     limit_threads()  # one torch thread per process unless told otherwise (fruit_envs.core.threads)
     try:
@@ -131,13 +142,27 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    jobs = []  # each game's timing and match are units of work (`fruit_envs.core.units`): any worker count alike
+    for game in args.games:
+        if not args.strength_only:
+            timing = (game, args.agent, 64, args.timing_every, args.seed)
+            jobs.append(units.Unit(f"{game}-timing", time_per_decision, timing))
+        if not args.timing_only:
+            match = (game, args.agent, args.num_games, args.seed, args.opponent)
+            jobs.append(units.Unit(f"{game}-strength", strength, match, args.num_games))
+    try:
+        results = units.run_units(jobs, units.backend(args.workers, args.ray), progress=False)
+    except (ValueError, units.UnitError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    found = {unit.key: result for unit, result in zip(jobs, results, strict=True)}
     rows = []
     for game in args.games:
         row = {"game": game, "agent": args.agent, "date": time.strftime("%Y-%m-%d %H:%M")}
         if not args.strength_only:
-            row["timing"] = time_per_decision(game, args.agent, every=args.timing_every, seed=args.seed)
+            row["timing"] = found[f"{game}-timing"]
         if not args.timing_only:
-            row["strength"] = strength(game, args.agent, args.num_games, seed=args.seed, opponent=args.opponent)
+            row["strength"] = found[f"{game}-strength"]
         rows.append(row)
         args.out.mkdir(parents=True, exist_ok=True)
         vs = "" if args.opponent == "greedy" else f"_vs_{args.opponent}"

@@ -28,11 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from fruit_envs._cli import non_negative_int, positive_int, prog, progress_bar, writable_dir, writable_file
+from fruit_envs._cli import non_negative_int, positive_int, prog, writable_dir, writable_file
 from fruit_envs.agents import AGENT_HELP, make_agent
 from fruit_envs.agents.arena import play_games, wilson_interval
+from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
-from fruit_envs.core import validate
+from fruit_envs.core import units, validate
 from fruit_envs.core.spec import get_spec
 from fruit_envs.core.threads import limit_threads
 
@@ -225,6 +226,24 @@ def markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+_made: dict = {}  # the agents this process plays a tournament's units with: key -> (game, config, agent texts)
+
+
+def _seating_unit(
+    game: str, config, specs: tuple, labels: tuple, seating: np.ndarray, keys: np.ndarray, seed: int, record: bool
+) -> dict:
+    """One unit of a tournament (`fruit_envs.core.units`): its games, their results and, with `record`, records."""
+    spec = get_spec(game)
+    if _made.get("key") != (game, config, specs):
+        _made.update(key=(game, config, specs), agents=[make_agent(agent, spec, config) for agent in specs])
+    records: list = []
+    result = play_games(
+        spec, config, _made["agents"], seating, seed=seed, keys=keys, record_to=records if record else None,
+        labels=list(labels), record_meta={"source": "tournament"},
+    )  # fmt: skip
+    return {"scores": result.scores, "winners": result.winners, "truncated": result.truncated, "records": records}
+
+
 def run(
     game: str,
     agent_names: list[str],
@@ -236,9 +255,13 @@ def run(
     options: dict | None = None,
     record: Path | None = None,
     field: str | None = None,
+    workers: int | None = 1,
+    ray_address: str | None = None,
 ) -> dict:
     """Play the tournament and write its files to `out`; with `field` (one of the labels), every other
-    agent plays alone in one seat against `field` in all the others instead of a round robin."""
+    agent plays alone in one seat against `field` in all the others instead of a round robin. Each seating's
+    games are a unit of work with its own deals and seed, played on `workers` local processes or the Ray
+    cluster at `ray_address` (`fruit_envs.core.units`) with the same results."""
     spec = get_spec(game)
     config = spec.make_config(num_players, **(options or {}))
     if config.num_players < 2:
@@ -268,27 +291,35 @@ def run(
     )
     seating = np.repeat(table, games_per_seating, axis=0)
     keys = np.tile(frng.keys_from_seed(seed, games_per_seating), len(table))
-    chunk = max(1, 8192 // config.num_players)
-    scores, winners, truncated = [], [], []
-    start = time.time()
-    with progress_bar(len(seating), unit="game", desc=spec.id, disable=not progress) as bar:
-        for lo in range(0, len(seating), chunk):
-            result = play_games(
-                spec,
+    chunk = min(games_per_seating, max(1, 8192 // config.num_players))
+    jobs = [  # a unit per seating (or a slice of one), each with its deals and seed: any worker count plays alike
+        units.Unit(
+            f"seating-{s:04d}-{lo:06d}",
+            _seating_unit,
+            (
+                spec.id,
                 config,
-                agents,
-                seating[lo : lo + chunk],
-                seed=seed + lo,
-                keys=keys[lo : lo + chunk],
-                record_to=record,
-                labels=agent_names,
-                record_meta={"source": "tournament"},
-            )
-            scores.append(result.scores)
-            winners.append(result.winners)
-            truncated.append(result.truncated)
-            bar.update(len(result.scores))
-    scores, winners, truncated = np.concatenate(scores), np.concatenate(winners), np.concatenate(truncated)
+                tuple(specs),
+                tuple(agent_names),
+                seating[first : first + n],
+                keys[first : first + n],
+                seed + first,
+                record is not None,
+            ),  # fmt: skip
+            n,
+        )
+        for s in range(len(table))
+        for lo in range(0, games_per_seating, chunk)
+        for first, n in [(s * games_per_seating + lo, min(chunk, games_per_seating - lo))]
+    ]
+    _made.update(key=(spec.id, config, tuple(specs)), agents=agents)  # this process plays with the agents above
+    start = time.time()
+    parts = units.run_units(jobs, units.backend(workers, ray_address), progress=progress, desc=spec.id)
+    scores = np.concatenate([p["scores"] for p in parts])
+    winners = np.concatenate([p["winners"] for p in parts])
+    truncated = np.concatenate([p["truncated"] for p in parts])
+    if record is not None:
+        frecord.write_records(record, [r for p in parts for r in p["records"]])
     pairs = pairwise(agent_names, seating, winners, truncated)
     plays, won = played_and_won(seating, winners, len(agent_names))
     shared = won & (won.sum(axis=1, keepdims=True) > 1)  # won along with another agent
@@ -380,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="local worker processes playing the seatings (default: every usable core; 1: this process)",
+    )
+    parser.add_argument("--ray", default=None, metavar="ADDRESS", help="on a Ray cluster: auto, ray://HOST:PORT, local")
+    parser.add_argument(
         "--record",
         type=writable_file,
         default=None,
@@ -401,8 +440,10 @@ def main(argv: list[str] | None = None) -> int:
             not args.no_progress,
             record=args.record,
             field=args.field,
+            workers=args.workers,
+            ray_address=args.ray,
         )
-    except ValueError as error:
+    except (ValueError, units.UnitError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(markdown(summary))

@@ -300,7 +300,7 @@ def test_a_faulty_policy_stops_the_run_with_the_game_saved(tmp_path, monkeypatch
         policy.fail = True
         return result
 
-    monkeypatch.setattr(bm.run, "play_cell", then_fail)  # where evaluate finds it
+    monkeypatch.setattr(bm.play, "play_cell", then_fail)  # where a cell (a unit of work) finds it
     with pytest.raises(PolicyError, match=problem) as raised:
         evaluate(policy, out=tmp_path, **TINY)
     message = str(raised.value)

@@ -112,9 +112,10 @@ class Demonstrations:
         return demos
 
     @classmethod
-    def merge(cls, parts: list[Demonstrations], sources: list[str]) -> Demonstrations:
+    def merge(cls, parts: list[Demonstrations], sources: list[str], same_seed: bool = False) -> Demonstrations:
         """One set from several files of the same game, rules version, configuration and teacher (e.g.
-        played in parallel processes with different seeds); anything else is refused, naming the file."""
+        played in parallel processes with different seeds); anything else is refused, naming the file.
+        `same_seed`: the parts are slices of one seed's games (units of `play_demonstrations`)."""
         same = ("game", "rules_version", "config", "observation_shape", "teacher", "opponent")
         first = parts[0].meta
         for part, source in zip(parts[1:], sources[1:], strict=True):
@@ -128,7 +129,7 @@ class Demonstrations:
         for part in parts:
             seed = part.meta.get("seed")
             seeds += seed if isinstance(seed, list) else [seed]
-        if len(set(seeds)) < len(seeds):
+        if len(set(seeds)) < len(seeds) and not same_seed:
             raise ValueError(f"{sources} share a seed ({seeds}): the same games twice would count double")
         meta = {key: first.get(key) for key in (*same, "num_players")}
         meta["games"] = sum(part.meta.get("games", 0) for part in parts)
@@ -155,6 +156,7 @@ def demonstrations(
     games: int,
     seed: int = 0,
     opponent=None,
+    first: int | None = None,
 ) -> Demonstrations:
     """Play `games` games with `teacher` in every seat, in one batch, and keep every decision.
 
@@ -165,13 +167,17 @@ def demonstrations(
     The return of a decision is the seat's terminal reward (`config.reward == "terminal"`) or the
     rewards it collects from then on (`"score"`). Games a cap cut off (truncated) are left out: play
     that reaches no result is nothing to imitate (two search agents stall many Juicy Fruits games);
-    `meta["truncated_games"]` counts them."""
+    `meta["truncated_games"]` counts them.
+
+    `first` plays games `first` to `first + games` of the set `seed` deals (their deals and seats, with a
+    generator of their own): one unit of work of `play_demonstrations`."""
     spec = get_spec(game)
     rules = spec.rules
-    gen = np.random.default_rng(seed)
-    state = rules.init(config, frng.keys_from_seed(seed, games))
+    start = 0 if first is None else first
+    gen = np.random.default_rng(seed if first is None else [seed, first])
+    state = rules.init(config, frng.keys_from_seed(seed, start + games)[start:])
     p = config.num_players
-    teacher_seat = np.arange(games) % p
+    teacher_seat = (start + np.arange(games)) % p
     obs_log, mask_log, action_log, game_log, seat_log, phi_log, collected_log = [], [], [], [], [], [], []
     values_log, keeps_values = [], hasattr(teacher, "last_values")  # search (or an agent handing to it) keeps them
     collected = np.zeros((games, p), dtype=np.float64)  # rewards paid to each seat so far
@@ -235,6 +241,72 @@ def demonstrations(
         meta=meta,
         values=np.concatenate(values_log)[keep] if keeps_values else None,
     )
+
+
+UNIT_GAMES = 50  # games per unit of work: the same slices, and so the same file, on any number of workers
+
+
+def _demonstration_unit(
+    game: str, config: Config, teacher: str, expert: str | None, decides: tuple, opponent: str | None, seed: int,
+    first: int, games: int,
+) -> Demonstrations:  # fmt: skip
+    """Games `first` to `first + games` of a demonstrations job (`play_demonstrations`), in any process."""
+    from fruit_envs.agents import make_agent
+
+    spec = get_spec(game)
+    key = (game, config, teacher, expert, decides, opponent)
+    if _unit_agents.get("key") != key:  # built once per process and job
+        _unit_agents.update(key=key, teacher=make_teacher(teacher, spec, config, expert, decides)[0])
+        _unit_agents["opponent"] = None if opponent is None else make_agent(opponent, spec, config)
+    return demonstrations(spec, config, _unit_agents["teacher"], games, seed, _unit_agents["opponent"], first=first)
+
+
+_unit_agents: dict = {}
+
+
+def play_demonstrations(
+    game: str | GameSpec,
+    config: Config,
+    teacher: str,
+    games: int,
+    seed: int = 0,
+    opponent: str | None = None,
+    expert: str | None = None,
+    decides: tuple = (),
+    workers: int | None = 1,
+    ray_address: str | None = None,
+    folder: str | Path | None = None,
+    progress: bool = False,
+) -> Demonstrations:
+    """`games` demonstration games of the agent named `teacher` (with `expert` deciding its `decides` kinds; the
+    teacher in one rotating seat against `opponent` if named), played as units of `UNIT_GAMES` games on
+    `workers` local processes or a Ray cluster (`fruit_envs.core.units`): the same file whatever runs them.
+    With `folder`, finished units are saved there (and a stopped job goes on from them)."""
+    from fruit_envs.core import units
+
+    spec = get_spec(game)
+    make_teacher(teacher, spec, config, expert, tuple(decides))  # a bad name fails before any game
+    if opponent is not None:
+        from fruit_envs.agents import resolve_agent
+
+        resolve_agent(opponent)
+    jobs = [
+        units.Unit(
+            f"games-{first:07d}",
+            _demonstration_unit,
+            (spec.id, config, teacher, expert, tuple(decides), opponent, seed, first, min(UNIT_GAMES, games - first)),
+            min(UNIT_GAMES, games - first),
+        )
+        for first in range(0, games, UNIT_GAMES)
+    ]
+    identity = {"job": "demonstrations", "game": spec.id, "config": repr(config), "teacher": teacher, "expert": expert}
+    identity.update(decides=list(decides), opponent=opponent, games=games, seed=seed)
+    runner = units.backend(workers, ray_address)
+    parts = units.run_units(jobs, runner, folder, identity, progress, f"{spec.id} demonstrations")
+    data = Demonstrations.merge(parts, [u.key for u in jobs], same_seed=True)
+    data.meta.update(seed=seed, units=len(jobs), unit_games=UNIT_GAMES)
+    data.meta.pop("merged_from")
+    return data
 
 
 def pretrain(
@@ -318,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from fruit_envs._cli import integer, positive_int, prog, writable_file
     from fruit_envs.agents import make_agent
+    from fruit_envs.core import units
     from fruit_envs.core.threads import limit_threads
 
     parser = argparse.ArgumentParser(prog=prog("fruit_envs.training.bc"), description=main.__doc__)
@@ -344,6 +417,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=integer, default=0)
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"local worker processes playing the games, {UNIT_GAMES} at a time (default: every usable core)",
+    )
+    parser.add_argument(
+        "--ray", default=None, metavar="ADDRESS", help="play them on a Ray cluster: auto, ray://HOST:PORT or local"
+    )
     parser.add_argument("--out", type=writable_file, required=True, help="the .npz file to write")
     parser.add_argument(
         "--merge",
@@ -369,20 +452,27 @@ def main(argv: list[str] | None = None) -> int:
         data.save(args.out)
         print(f"{len(data):,} decisions of {data.meta['games']:,} games from {len(parts)} files -> {args.out}")
         return 0
+    parts = args.out.parent / f"{args.out.name}.parts"  # finished units: a stopped job goes on from them
     try:  # a bad game, player count or teacher is reported before any game is played
         spec = get_spec(args.game)
         config = spec.make_config(args.num_players)
         teacher, label = make_teacher(args.teacher, spec, config, args.expert, tuple(args.expert_decides))
-        opponent = None if args.opponent is None else make_agent(args.opponent, spec, config)
-    except ValueError as error:
+        if args.opponent is not None:
+            make_agent(args.opponent, spec, config)
+        started = time.time()
+        data = play_demonstrations(
+            spec, config, args.teacher, args.games, args.seed, args.opponent, args.expert, tuple(args.expert_decides),
+            args.workers, args.ray, parts, progress=True,
+        )  # fmt: skip
+    except (ValueError, units.UnitError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    started = time.time()
-    data = demonstrations(spec, config, teacher, args.games, seed=args.seed, opponent=opponent)
     data.meta["teacher"] = label
     data.meta["opponent"] = args.opponent
     data.meta["seconds"] = round(time.time() - started, 1)
     data.save(args.out)
+    units.forget(parts)
+    parts.rmdir()
     print(f"{len(data):,} decisions of {args.games:,} {label} games in {data.meta['seconds']} s -> {args.out}")
     return 0
 

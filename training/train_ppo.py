@@ -107,6 +107,11 @@ class Args(TrainArgs):
     kinds, so the teacher is `bc_teacher` improved where the expert plays better"""
     bc_expert_decides: tuple[str, ...] = ()
     """kinds of action (the first word of an action's name: take, flip, place, ...) `bc_expert` decides"""
+    bc_workers: int | None = None
+    """local worker processes playing the warm start's games, 50 at a time (None: every usable core; 1: this
+    process); the same demonstrations on any number (`fruit_envs.core.units`)"""
+    bc_ray: str | None = None
+    """play the warm start's games on a Ray cluster instead: auto, ray://HOST:PORT or local"""
     bc_data: str | None = None
     """demonstrations saved by `python -m fruit_envs.training.bc` (a .npz file) to imitate instead of
     playing `bc_games` new games: a slow teacher (search) is played once for many runs"""
@@ -345,6 +350,13 @@ def check_args(args: Args, spec, config, starting: bool = True) -> None:
         )
     if starting and args.bc_opponent is not None and args.bc_games <= 0:
         raise ValueError(f"--bc-opponent {args.bc_opponent} needs --bc-games N > 0 (the warm-start games to play)")
+    if args.bc_workers is not None or args.bc_ray is not None:
+        from fruit_envs.core import units
+
+        try:
+            units.backend(args.bc_workers, args.bc_ray)
+        except ValueError as error:
+            raise ValueError(f"--bc-workers / --bc-ray: {error}") from None
     if args.row_encoder:
         policy_kwargs(args, spec, config)  # a game without row blocks is refused before the run folder exists
     playing = args.bc_games > 0 and not args.bc_data
@@ -1033,16 +1045,17 @@ def learn(args: Args, spec, model, run: RunFolder, opponents: Opponents, evaluat
 
 def warm_start(args: Args, spec, config, model, run_dir: Path) -> None:
     """Behaviour cloning: the policy imitates `bc_teacher` before PPO starts (history in bc.json)."""
-    from fruit_envs.agents import make_agent
-    from fruit_envs.training.bc import Demonstrations, demonstrations, make_teacher, pretrain
+    from fruit_envs.training.bc import Demonstrations, make_teacher, play_demonstrations, pretrain
 
     started = time.time()
     if args.bc_data:
         data = Demonstrations.load(args.bc_data, spec, config)
     else:
-        teacher, label = make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
-        opponent = None if args.bc_opponent is None else make_agent(args.bc_opponent, spec, config)
-        data = demonstrations(spec, config, teacher, args.bc_games, seed=args.seed, opponent=opponent)
+        _, label = make_teacher(args.bc_teacher, spec, config, args.bc_expert, tuple(args.bc_expert_decides))
+        data = play_demonstrations(
+            spec, config, args.bc_teacher, args.bc_games, args.seed, args.bc_opponent, args.bc_expert,
+            tuple(args.bc_expert_decides), args.bc_workers, args.bc_ray,
+        )  # fmt: skip
         data.meta["teacher"] = label
         data.meta["opponent"] = args.bc_opponent
     played = time.time() - started

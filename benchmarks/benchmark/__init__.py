@@ -43,7 +43,7 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 
 from __future__ import annotations
 
-from fruit_envs.benchmarks.benchmark.best_response import run_best_response
+from fruit_envs.benchmarks.benchmark.best_response import best_response_unit, run_best_response
 from fruit_envs.benchmarks.benchmark.calibration import anchors_yaml, calibrate
 from fruit_envs.benchmarks.benchmark.cards import (
     BEST_RESPONSE_CARDS,
@@ -57,8 +57,16 @@ from fruit_envs.benchmarks.benchmark.cards import (
 )
 from fruit_envs.benchmarks.benchmark.cli import main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
-from fruit_envs.benchmarks.benchmark.play import Cell, cell_numbers, pair_outcomes, play_cell
-from fruit_envs.benchmarks.benchmark.policies import PolicySource, is_privileged, resolve_policy
+from fruit_envs.benchmarks.benchmark.play import (
+    Cell,
+    built,
+    cell_numbers,
+    cell_unit,
+    pair_outcomes,
+    play_cell,
+    remember,
+)
+from fruit_envs.benchmarks.benchmark.policies import PolicySource, PolicyTraveller, is_privileged, resolve_policy
 from fruit_envs.benchmarks.benchmark.protocol import (
     HERE,
     Protocol,
@@ -92,7 +100,7 @@ from fruit_envs.benchmarks.benchmark.reports import (
     summary_table,
     write_report,
 )
-from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, machine
+from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, latest_run, machine
 
 __all__ = [
     "BEST_RESPONSE_CARDS",
@@ -107,16 +115,20 @@ __all__ = [
     "Cell",
     "PolicyError",
     "PolicySource",
+    "PolicyTraveller",
     "Protocol",
     "aggregate",
     "anchors_yaml",
+    "best_response_unit",
     "bootstrap_rng",
+    "built",
     "calibrate",
     "cards_index",
     "cards_markdown",
     "cards_summary",
     "cell_numbers",
     "cell_seed",
+    "cell_unit",
     "check_environments",
     "confidence_draws",
     "deal_keys",
@@ -126,6 +138,7 @@ __all__ = [
     "fit_rating",
     "group_rating",
     "is_privileged",
+    "latest_run",
     "load_cards",
     "load_protocol",
     "machine",
@@ -139,6 +152,7 @@ __all__ = [
     "protocol_line",
     "protocol_path",
     "reference_cards",
+    "remember",
     "report_figure",
     "report_warnings",
     "resolve_policy",

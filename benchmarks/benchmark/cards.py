@@ -23,10 +23,13 @@ def reference_cards(
     best_response: int | None = None,
     progress: bool = True,
     protocol: int | str | Path | Protocol = 1,
+    workers: int | None = 1,
+    ray_address: str | None = None,
 ) -> dict[str, dict]:
     """The report cards of the protocol's references, each played as the policy (`reference:NAME`) under
     `suite` into out/NAME/, with a best response of `best_response` steps (the protocol's `card_steps` when
-    None, 0 for none) against greedy and the PPO baselines; then the index out/cards.md (`cards_index`)."""
+    None, 0 for none) against greedy and the PPO baselines; then the index out/cards.md (`cards_index`). Each
+    card's cells run on `workers` / `ray_address` as in `evaluate`."""
     proto = load_protocol(protocol)
     names = list(CARDS) if names is None else list(names)
     unknown = [n for n in names if n not in CARDS]
@@ -51,6 +54,8 @@ def reference_cards(
             progress=progress,
             best_response=steps if steps and name in BEST_RESPONSE_CARDS else None,
             protocol=proto,
+            workers=workers,
+            ray_address=ray_address,
         )
     cards_index(out)
     return reports

@@ -14,7 +14,7 @@ from fruit_envs.benchmarks.benchmark.calibration import calibrate
 from fruit_envs.benchmarks.benchmark.cards import PUBLISHED, reference_cards
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.reports import _json_default, summary_table
-from fruit_envs.benchmarks.benchmark.run import default_out, evaluate
+from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, latest_run
 
 
 def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int | None, list | None]:
@@ -109,6 +109,26 @@ def main(argv: list[str] | None = None) -> int:
         "into --out (default: the checkout's benchmarks/results/benchmark/), with the protocol's best response "
         "against greedy and ppo-baseline (--best-response STEPS to change it, 0 for none); then the index cards.md",
     )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="local worker processes playing the cells (default: every usable core; 1: this process)",
+    )
+    parser.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="play the cells on a Ray cluster: auto (the one `ray start` runs here), ray://HOST:PORT, or local "
+        "(start one on this machine)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the newest stopped run of this policy and suite under ./results/benchmark/ (or --out's): "
+        "only its unfinished cells are played",
+    )
     args = parser.parse_args(argv)
     args.games_per_cell, args.games_filter = _games_arguments(parser, args)
     from fruit_envs.core.threads import limit_threads
@@ -137,13 +157,24 @@ def main(argv: list[str] | None = None) -> int:
                 args.best_response,
                 not args.no_progress,
                 protocol,
+                workers=args.workers,
+                ray_address=args.ray,
             )
             print((Path(args.out or PUBLISHED) / "cards.md").read_text())
             return 0
         if args.policy is None:
             raise BenchmarkError("give the POLICY to benchmark (an agent name, a model .zip or package.module:make)")
         source_label = args.policy
-        out = args.out or default_out(source_label, args.suite)
+        out = args.out
+        if out is None and args.resume:
+            out = latest_run(source_label, args.suite)
+            if out is None:
+                raise BenchmarkError(
+                    f"--resume: no stopped run of {source_label} ({args.suite}) under results/benchmark/; "
+                    "give its folder with --out"
+                )
+            print(f"resuming {out}", file=sys.stderr)
+        out = out or default_out(source_label, args.suite)
         report = evaluate(
             args.policy,
             suite=args.suite,
@@ -156,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
             references=args.references,
             skip_missing=args.skip_missing,
             protocol=protocol,
+            workers=args.workers,
+            ray_address=args.ray,
         )
     except BenchmarkError as error:
         if isinstance(error, PolicyError) and error.traceback:

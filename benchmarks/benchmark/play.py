@@ -27,6 +27,43 @@ class Cell:
     result: dict = field(default_factory=dict)
 
 
+_built: dict = {}  # the agents this process built for one run's cells: (run, game, players, agent) -> agent
+
+
+def remember(run: str, game: str, players: int, role: str, agent: Any) -> None:
+    """Keep an agent of run `run` built in this process (`role`: `policy`, or the reference's agent name) for
+    the cells played here: the run's own agents, built and checked before play, are not built again."""
+    if any(key[0] != run for key in _built):
+        _built.clear()  # another run's agents
+    _built[(run, game, players, role)] = agent
+
+
+def cell_unit(
+    policy: Any, game: str, players: int, reference: str | None, reference_agent: str | None, per_seat: int,
+    seed: int, labels: tuple[str, str],
+) -> tuple[dict, dict]:  # fmt: skip
+    """One cell as a unit of work (`core.units`), in whatever process runs it: its agents built there (or
+    kept from an earlier cell of the run), then `play_cell`. Every seed is the cell's own, so the numbers are
+    those of the cell played anywhere else."""
+    from fruit_envs.core.spec import get_spec
+
+    spec = get_spec(game)
+    config = spec.make_config(players)
+    ref = None if reference_agent is None else built(policy, spec, config, reference_agent)
+    return play_cell(spec, config, built(policy, spec, config), ref, per_seat, seed, reference, labels)
+
+
+def built(policy: Any, spec: GameSpec, config: Config, role: str = "policy") -> Any:
+    """The run's policy (`role="policy"`) or the agent named `role`, for a game and player count: kept from
+    earlier in this process (`remember`), else built here, from the policy's traveller or by name."""
+    from fruit_envs.agents import make_agent
+
+    key = (policy.run, spec.id, config.num_players, role)
+    if key not in _built:
+        remember(*key, policy.agent(spec, config) if role == "policy" else make_agent(role, spec, config))
+    return _built[key]
+
+
 def play_cell(
     spec: GameSpec,
     config: Config,

@@ -3,7 +3,9 @@ log its actions and stop a cell at its first fault."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import pickle
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,95 @@ class PolicySource:
     """What was given as POLICY, and how to build its agent for a game and player count."""
 
     label: str
-    kind: str  # name, model, object, factory
+    kind: str  # name, model, object, factory, reference
     build: Any  # (spec, config) -> agent
+    text: str | None = None  # the text it was resolved from (name, model path, import path): what a worker reads
+
+    def fingerprint(self) -> str | None:
+        """sha256 of the file the policy's text names (a model, a `file.py`, an imported module's source), so a
+        stopped run is not continued with a changed policy; None where there is none (an agent name, an object)."""
+        import hashlib
+        import importlib.util
+
+        if self.text is None:
+            return None
+        text = _absolute(self.text)
+        path = text.removeprefix("ppo-sample:").removeprefix("ppo:")
+        if ":" in path and not path.endswith(".zip"):
+            target = path.rpartition(":")[0]
+            if not target.endswith(".py"):
+                try:
+                    found = importlib.util.find_spec(target)
+                except (ImportError, ValueError):
+                    found = None
+                target = getattr(found, "origin", None) or ""
+            path = target
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path and Path(path).is_file() else None
+
+    def traveller(self, protocol: Protocol, workers: bool) -> PolicyTraveller:
+        """What carries this policy to the processes that play its cells: its text, or (an object or a factory)
+        itself, checked before any game that it can be sent (`workers`) with a message naming the way out."""
+        if self.text is not None:
+            return PolicyTraveller(self.label, str(protocol.path.resolve()), text=_absolute(self.text))
+        traveller = PolicyTraveller(self.label, str(protocol.path), build=self.build)
+        if workers:
+            from fruit_envs.core.units import check_sendable
+
+            try:
+                check_sendable(self.build, f"policy {self.label!r}", _SEND_HINT)
+            except ValueError as error:
+                raise BenchmarkError(str(error)) from None
+        return traveller
+
+
+def _absolute(text: str) -> str:
+    """A policy's text with a file it names (a model `.zip`, `ppo:PATH`, `file.py:make`) made absolute, so a
+    worker started elsewhere (a Ray node's own folder) finds the same file."""
+    for prefix in ("ppo:", "ppo-sample:", ""):
+        rest = text[len(prefix) :] if text.startswith(prefix) else None
+        if rest is None:
+            continue
+        path, sep, attr = rest.rpartition(":") if rest.partition(":")[0].endswith(".py") else (rest, "", "")
+        if (path.endswith((".zip", ".py"))) and Path(path).is_file():
+            return f"{prefix}{Path(path).resolve()}{sep}{attr}"
+    return text
+
+
+_SEND_HINT = (
+    "give it by import path instead ('package.module:make' or 'path/to/file.py:make', a factory "
+    "make(game_spec, config) -> agent that each worker imports), or run with --workers 1 (workers=1)"
+)
+
+
+@dataclass
+class PolicyTraveller:
+    """A policy on its way to a worker: rebuilt there from its text, or unpickled (cloudpickle) from `build`.
+    Agents built in a process are kept there for the next cell (`agent_for`)."""
+
+    label: str
+    protocol: str
+    text: str | None = None
+    build: Any = None
+    run: str = field(default_factory=lambda: uuid.uuid4().hex)  # which run's cells it plays (`play.remember`)
+
+    def __getstate__(self) -> dict:
+        import cloudpickle
+
+        state = dict(self.__dict__)
+        state["build"] = None if self.build is None else cloudpickle.dumps(self.build)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        if state.get("build") is not None:
+            state["build"] = pickle.loads(state["build"])
+        self.__dict__.update(state)
+
+    def agent(self, spec, config) -> Any:
+        if self.build is None:
+            from fruit_envs.benchmarks.benchmark.protocol import load_protocol
+
+            self.build = resolve_policy(self.text, load_protocol(Path(self.protocol))).build
+        return self.build(spec, config)
 
 
 def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySource:
@@ -42,13 +131,15 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
                     f"policy {text!r}: protocol v{protocol.version} has references {list(protocol.references)}"
                 )
             agents = protocol.references[name]
-            return PolicySource(text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config))
+            return PolicySource(
+                text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config), text=text
+            )
         try:
             source = resolve_agent(text)
         except ValueError as error:
             problem = str(error).removeprefix(f"agent {text!r}: ")
             raise BenchmarkError(f"policy {text!r}: {problem}") from None
-        return PolicySource(source.label, source.kind, source.build)
+        return PolicySource(source.label, source.kind, source.build, text=text)
     if hasattr(policy, "act"):
         return PolicySource(frecord.agent_label(policy), "object", lambda spec, config: policy)
     if callable(policy):

@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 
 import fruit_envs
-from fruit_envs._cli import progress_bar
 from fruit_envs.agents import make_agent
 from fruit_envs.benchmarks.benchmark.best_response import run_best_response
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
-from fruit_envs.benchmarks.benchmark.play import play_cell
+from fruit_envs.benchmarks.benchmark.play import cell_unit, remember
 from fruit_envs.benchmarks.benchmark.policies import is_privileged, resolve_policy
 from fruit_envs.benchmarks.benchmark.protocol import (
     Protocol,
@@ -30,7 +29,7 @@ from fruit_envs.benchmarks.benchmark.protocol import (
 from fruit_envs.benchmarks.benchmark.ratings import aggregate, group_rating, solo_rating
 from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WARNING, report_warnings, write_report
 from fruit_envs.core import record as frecord
-from fruit_envs.core import validate
+from fruit_envs.core import units, validate
 from fruit_envs.core.spec import get_spec
 
 
@@ -42,6 +41,12 @@ def _slug(label: str) -> str:
 
 def default_out(policy_label: str, suite: str) -> Path:
     return Path("results", "benchmark", f"{_slug(policy_label)}_{suite}_{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def latest_run(policy_label: str, suite: str, root: Path = Path("results", "benchmark")) -> Path | None:
+    """The newest folder `default_out` made for this policy and suite that holds unfinished cells (`--resume`)."""
+    runs = sorted(root.glob(f"{_slug(policy_label)}_{suite}_*/units/job.json"), key=lambda p: p.stat().st_mtime)
+    return runs[-1].parent.parent if runs else None
 
 
 def machine() -> dict:
@@ -74,6 +79,8 @@ def evaluate(
     skip_missing: bool = False,
     protocol: int | str | Path | Protocol = 1,
     best_response_options: dict | None = None,
+    workers: int | None = 1,
+    ray_address: str | None = None,
 ) -> dict:
     """Benchmark `policy` under the protocol's `suite`; returns the report (and writes report.md, report.json
     and report.png to `out` when given).
@@ -85,7 +92,12 @@ def evaluate(
     fresh MaskablePPO against the frozen policy in every two-player game of the suite and reports its win
     share (`best_response_options` override the protocol's training settings).
     Everything is checked before the first game; a policy fault raises `PolicyError` after saving the
-    failing game (failure.jsonl) and the finished cells (the report files) to `out`."""
+    failing game (failure.jsonl) and the finished cells (the report files) to `out`.
+
+    Each cell is a unit of work (`fruit_envs.core.units`) with its own seeds: `workers` local processes
+    (None: every usable core; 1, the default: this process) or a Ray cluster (`ray_address`: `local`, `auto`,
+    `ray://host:port`) play them, with the same numbers. With `out`, every finished cell is saved there at
+    once (`out/units/`): the same run on the same folder goes on where a stopped one stopped."""
     started, wall = time.strftime("%Y-%m-%d %H:%M:%S"), time.perf_counter()
     proto = load_protocol(protocol)
     environments = check_environments(proto)
@@ -127,6 +139,10 @@ def evaluate(
         raise BenchmarkError(f"best_response must be a positive number of training steps, got {best_response!r}")
     source = resolve_policy(policy, proto)
     out = None if out is None else validate.writable_dir(out, "results folder")
+    try:
+        runner = units.backend(workers, ray_address)
+    except ValueError as error:
+        raise BenchmarkError(str(error)) from None
 
     # Every agent of every cell is built before the first game: a bad policy or a missing reference is
     # refused at once, not an hour in.
@@ -170,6 +186,11 @@ def evaluate(
     if skipped:
         deviations.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
     privileged = any(is_privileged(agent) for _, _, agent, _ in plan)
+    traveller = source.traveller(proto, workers=runner.workers > 1 or runner.ray_address is not None)
+    for spec, config, agent, refs in plan:  # this process plays its cells with the agents checked above
+        remember(traveller.run, spec.id, config.num_players, "policy", agent)
+        for _, agent_name, ref in refs:
+            remember(traveller.run, spec.id, config.num_players, agent_name, ref)
 
     report: dict[str, Any] = {
         "protocol": proto.version,
@@ -193,28 +214,46 @@ def evaluate(
         "status": "running",
         "error": None,
         "started": started,
-        "machine": machine(),
+        "machine": {**machine(), "backend": runner.label},
     }
-    total = sum(
-        per_seat(games, config.num_players) * config.num_players * max(1, len(refs)) for _, config, _, refs in plan
-    )
+    cells = [
+        units.Unit(
+            f"{spec.id}-{config.num_players}p-{name or 'alone'}",
+            cell_unit,
+            (
+                traveller,
+                spec.id,
+                config.num_players,
+                name,
+                agent_name,
+                per_seat(games, config.num_players),
+                seed,
+                (source.label, name or ""),
+            ),  # fmt: skip
+            per_seat(games, config.num_players) * config.num_players,
+        )
+        for spec, config, agent, refs in plan
+        for name, agent_name, _ in (refs if config.num_players > 1 else [(None, None, None)])
+    ]
+    done: dict[str, tuple[dict, dict]] = {}
     raws: dict[tuple[str, int], list] = {}
+    job = {
+        "job": "benchmark",
+        "protocol_sha256": proto.sha256,
+        "policy": source.label,
+        "policy_kind": source.kind,
+        "policy_sha256": source.fingerprint(),
+        "fruit_envs": fruit_envs.__version__,
+        "suite": suite,
+        "games_per_cell": games,
+        "seed": seed,
+    }
     try:
-        with progress_bar(total, unit="game", desc="benchmark", disable=not progress) as bar:
-            for spec, config, agent, refs in plan:
-                p = config.num_players
-                for name, agent_name, ref in refs if p > 1 else [(None, None, None)]:
-                    if hasattr(bar, "set_postfix"):
-                        bar.set_postfix(cell=f"{spec.id} {p}p vs {name or 'alone'}")
-                    numbers, raw = play_cell(
-                        spec, config, agent, ref, per_seat(games, p), seed, name, (source.label, name or "")
-                    )
-                    report["cells"].append(
-                        {"game": spec.id, "players": p, "reference": name, "reference_agent": agent_name, **numbers}
-                    )
-                    raws.setdefault((spec.id, p), []).append((name, raw))
-                    bar.update(numbers["games"])
+        units.run_units(cells, runner, out, job, progress, "benchmark", on_result=lambda u, r: done.update({u.key: r}))
+    except units.UnitError as error:
+        raise BenchmarkError(str(error)) from None
     except PolicyError as error:
+        _collect(report, raws, cells, done)
         report["status"], report["error"] = "stopped", str(error)
         _finish(report, raws, proto, wall)
         if out is not None:
@@ -234,15 +273,20 @@ def evaluate(
             write_report(report, out)
         error.report = report
         raise
+    _collect(report, raws, cells, done)
+    report["machine"]["cells_resumed"] = len(runner.used.get(units.RESUMED, []))
+    report["machine"]["nodes"] = {node: len(keys) for node, keys in runner.used.items() if node != units.RESUMED}
     _finish(report, raws, proto, wall)
     if best_response is not None:
+        options = {**proto.best_response, **(best_response_options or {})}
         report["best_response"] = run_best_response(
-            plan, source.label, best_response, {**proto.best_response, **(best_response_options or {})}, seed, progress
+            plan, source.label, best_response, options, seed, progress, traveller, runner
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     report["status"] = "complete"
     if out is not None:
         write_report(report, out)
+        units.forget(out)  # the report holds every cell now
     return report
 
 
@@ -250,6 +294,18 @@ def _provenance() -> dict:
     from fruit_envs._checkout import provenance
 
     return provenance()
+
+
+def _collect(report: dict, raws: dict, cells: list, done: dict) -> None:
+    """The finished cells' numbers into the report and their raw arrays into `raws`, in the run's order."""
+    for unit in cells:
+        if unit.key not in done:
+            continue
+        numbers, raw = done[unit.key]
+        _, game, p, name, agent_name, *_ = unit.args
+        cell = {"game": game, "players": p, "reference": name, "reference_agent": agent_name}
+        report["cells"].append({**cell, **numbers})
+        raws.setdefault((game, p), []).append((name, raw))
 
 
 def _finish(report: dict, raws: dict, proto: Protocol, wall: float) -> None:

@@ -1,0 +1,120 @@
+"""Units of work (issue 57, `fruit_envs.core.units`): the same results in their order on one process, local
+workers or Ray; every finished unit saved at once; a stopped job goes on where it stopped; a dead worker is
+retried, then named."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+
+import pytest
+
+from fruit_envs.core import units
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def where(x: int) -> tuple[int, int]:
+    return x, os.getpid()
+
+
+def boom(x: int) -> int:
+    raise KeyError(f"unit {x} fails")
+
+
+def die(x: int) -> int:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_once(x: int, flag: str) -> int:
+    """Kills its worker the first time (no flag file yet), then returns."""
+    if not os.path.exists(flag):
+        open(flag, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x + 100
+
+
+def jobs(n: int, fn=square, *extra) -> list[units.Unit]:
+    return [units.Unit(f"u{i}", fn, (i, *extra), games=1) for i in range(n)]
+
+
+def test_results_come_back_in_the_units_order_whatever_runs_them():
+    expected = [i * i for i in range(7)]
+    assert units.run_units(jobs(7), progress=False) == expected
+    local = units.backend(workers=2)
+    assert units.run_units(jobs(7), local, progress=False) == expected
+    assert len(local.used) == 1  # one host
+
+
+def test_local_workers_are_other_processes():
+    found = units.run_units(jobs(6, where), units.backend(workers=2), progress=False)
+    assert [x for x, _ in found] == list(range(6))
+    pids = {pid for _, pid in found}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+def test_finished_units_are_saved_and_a_rerun_plays_only_the_others(tmp_path):
+    ran = []
+
+    def note(unit, result):
+        ran.append(unit.key)
+
+    units.run_units(jobs(3), folder=tmp_path, job={"job": "t"}, progress=False)
+    saved = sorted(p.name for p in (tmp_path / "units").iterdir())
+    assert saved == ["job.json", "u0.pkl", "u1.pkl", "u2.pkl"]
+    (tmp_path / "units" / "u1.pkl").unlink()  # as if the run had stopped before it
+    with (tmp_path / "units" / "u0.pkl").open("rb") as f:
+        assert pickle.load(f)["result"] == 0
+    calls = []
+    original = square
+
+    def counted(x):
+        calls.append(x)
+        return original(x)
+
+    again = [units.Unit(u.key, counted, u.args, u.games) for u in jobs(3)]
+    assert units.run_units(again, folder=tmp_path, job={"job": "t"}, progress=False, on_result=note) == [0, 1, 4]
+    assert calls == [1] and sorted(ran) == ["u0", "u1", "u2"]
+
+
+def test_a_folder_of_another_job_is_refused_by_name(tmp_path):
+    units.run_units(jobs(2), folder=tmp_path, job={"job": "t", "seed": 1}, progress=False)
+    with pytest.raises(units.UnitError, match="another job.*seed"):
+        units.run_units(jobs(2), folder=tmp_path, job={"job": "t", "seed": 2}, progress=False)
+
+
+def test_a_units_own_error_reaches_the_caller_as_raised(tmp_path):
+    for runner in (units.Backend(), units.backend(workers=2)):
+        with pytest.raises(KeyError, match="unit 0 fails"):
+            units.run_units(jobs(2, boom), runner, progress=False)
+
+
+def test_a_dead_worker_is_retried_then_the_job_stops_naming_the_unit(tmp_path):
+    flag = tmp_path / "died"
+    mixed = [units.Unit("fine", square, (3,), 1), units.Unit("flaky", die_once, (1, str(flag)), 1)]
+    assert units.run_units(mixed, units.backend(workers=2), progress=False) == [9, 101]
+    doomed = [units.Unit("fine", square, (3,), 1), units.Unit("doomed", die, (1,), 1)]
+    with pytest.raises(units.UnitError, match="doomed.*kept in") as error:
+        units.run_units(doomed, units.backend(workers=2, retries=1), folder=tmp_path / "run", progress=False)
+    assert "died 2 times" in str(error.value)
+    assert (tmp_path / "run" / "units" / "fine.pkl").exists()  # what finished is kept
+
+
+def test_bad_backends_are_refused_with_what_is_allowed():
+    with pytest.raises(ValueError, match="positive integer"):
+        units.backend(workers=0)
+    with pytest.raises(ValueError, match="ray address"):
+        units.backend(ray_address="nowhere")
+    with pytest.raises(ValueError, match="distinct"):
+        units.run_units([units.Unit("a", square, (1,)), units.Unit("a", square, (2,))], progress=False)
+
+
+def test_something_that_cannot_be_sent_is_named_before_any_work():
+    import threading
+
+    lock = threading.Lock()
+    with pytest.raises(ValueError, match="cannot be sent.*import path"):
+        units.check_sendable(lambda: lock, "policy 'x'", "give it by import path")
