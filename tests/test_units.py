@@ -88,7 +88,8 @@ def test_a_folder_of_another_job_is_refused_by_name(tmp_path):
 
 def test_a_units_own_error_reaches_the_caller_as_raised(tmp_path):
     for runner in (units.Backend(), units.backend(workers=2)):
-        with pytest.raises(KeyError, match="unit 0 fails"):
+        # both units fail; with two workers either may surface first
+        with pytest.raises(KeyError, match="unit [01] fails"):
             units.run_units(jobs(2, boom), runner, progress=False)
 
 
@@ -118,3 +119,15 @@ def test_something_that_cannot_be_sent_is_named_before_any_work():
     lock = threading.Lock()
     with pytest.raises(ValueError, match="cannot be sent.*import path"):
         units.check_sendable(lambda: lock, "policy 'x'", "give it by import path")
+
+
+def test_the_scaling_estimate_schedules_the_longest_units_first():
+    """`benchmarks.scale_out`: wall time on k workers from each cell's measured cost, bounded by the longest."""
+    from fruit_envs.benchmarks.scale_out import makespan, table
+
+    assert makespan([5, 3, 3, 2, 2, 1], 1) == 16
+    assert makespan([5, 3, 3, 2, 2, 1], 2) == 8  # 5+2+1 | 3+3+2
+    assert makespan([5, 3, 3, 2, 2, 1], 64) == 5  # the longest unit bounds it
+    report = {"cells": [{"game": "g", "players": 2, "reference": r, "seconds": s} for r, s in (("a", 90), ("b", 30))]}
+    text = table(report, [1, 8])
+    assert "the longest, g 2p vs a, takes 90 s" in text and "| 8 | 90 s |" in text and "| 1 | 2.0 min |" in text
