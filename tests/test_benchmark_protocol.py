@@ -504,6 +504,23 @@ def test_calibration_prints_the_anchors_block(capsys, cheap_protocol):
     assert solo["greedy"] > 0 and solo["ppo-baseline"] > solo["random"], "the score attack's baseline ships (issue 31)"
 
 
+def test_calibration_gives_the_same_anchors_on_two_workers_and_goes_on_from_saved_pairings(tmp_path, cheap_protocol):
+    """Issue 57: each pairing of the calibration is a unit of work with its own seeds."""
+    from fruit_envs.benchmarks.benchmark.calibration import calibrate
+
+    def numbers(result):
+        return result["anchors"], [{k: v for k, v in c.items() if k != "seconds"} for c in result["cells"]]
+
+    settings = {"suite": "quick", "games": 4, "only": [f"{GAME}:2"], "progress": False, "protocol": cheap_protocol}
+    one = calibrate(**settings, workers=1)
+    two = calibrate(**settings, workers=2, folder=tmp_path)
+    assert numbers(one) == numbers(two) and len(one["cells"]) == 6  # four references, each pair once
+    saved = sorted((tmp_path / "units").glob("*.pkl"))
+    assert len(saved) == 6
+    saved[0].unlink()  # as if stopped before that pairing finished
+    assert numbers(calibrate(**settings, workers=1, folder=tmp_path)) == numbers(one)
+
+
 # --- the published reference cards ----------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -128,8 +129,16 @@ def test_resume_finds_the_newest_stopped_run_of_the_policy(tmp_path, monkeypatch
 
 @pytest.mark.skipif(os.environ.get("CI") == "true" and sys.platform != "linux", reason="ray start: Linux CI only")
 def test_a_two_node_ray_cluster_plays_the_cells_on_both_nodes(tmp_path, monkeypatch):
-    """A head and a second node on this machine (`ray start`, one CPU each): a small benchmark spreads its cells
-    over both and gives the numbers of one process."""
+    """A head and a second node on this machine (`ray start`, one CPU each): a small benchmark and a
+    demonstrations job spread their units over both and give the numbers and the file of one process."""
+    import numpy as np
+
+    from fruit_envs.core.spec import get_spec
+    from fruit_envs.training import bc
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    play = {"teacher": "greedy", "games": 2 * bc.UNIT_GAMES + 10, "seed": 5}
     ray = Path(sys.executable).parent / "ray"
     port = "63791"
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token"}  # only holders of the token join
@@ -141,11 +150,20 @@ def test_a_two_node_ray_cluster_plays_the_cells_on_both_nodes(tmp_path, monkeypa
             assert started.returncode == 0, started.stdout[-2000:] + started.stderr[-2000:]
         monkeypatch.setenv("RAY_AUTH_MODE", "token")
         report = evaluate("greedy", ray_address=f"127.0.0.1:{port}", **{**SMALL, "games": 8})
+        demos = bc.play_demonstrations(spec, config, ray_address=f"127.0.0.1:{port}", folder=tmp_path, **play)
     finally:
         subprocess.run([str(ray), "stop", "--force"], env=env, capture_output=True, timeout=120)
     nodes = report["machine"]["nodes"]
     assert len(nodes) == 2 and all(nodes.values()), f"both nodes ran cells: {nodes}"
     assert numbers(report) == numbers(evaluate("greedy", workers=1, **{**SMALL, "games": 8}))
+    ran_on = set()
+    for saved in (tmp_path / "units").glob("games-*.pkl"):
+        with saved.open("rb") as f:
+            ran_on.add(pickle.load(f)["where"]["node"])
+    assert len(ran_on) == 2, f"both nodes played demonstration games: {ran_on}"
+    one = bc.play_demonstrations(spec, config, workers=1, **play)
+    fields = ("obs", "mask", "actions", "returns", "potential")
+    assert all(np.array_equal(getattr(one, f), getattr(demos, f)) for f in fields) and one.meta == demos.meta
 
 
 def test_a_tournament_gives_the_same_summary_and_records_on_two_workers(tmp_path):

@@ -56,6 +56,27 @@ def test_local_workers_are_other_processes():
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
 
 
+def test_the_costliest_units_start_first_on_workers_and_results_keep_the_units_order():
+    costed = [units.Unit(f"u{i}", square, (i,), 1, cost) for i, cost in enumerate([1.0, 5.0, 3.0, 5.0])]
+    assert [u.key for u in units._order(costed, units.backend(workers=2))] == ["u1", "u3", "u2", "u0"]
+    assert [u.key for u in units._order(costed, units.backend(ray_address="auto"))] == ["u1", "u3", "u2", "u0"]
+    assert units._order(costed, units.backend(workers=1)) == costed  # one process: the job's own order
+    assert units.run_units(costed, units.backend(workers=2), progress=False) == [0, 1, 4, 9]
+
+
+def test_warmed_workers_serve_the_job_and_the_next_one_from_the_same_folder(tmp_path, monkeypatch):
+    local = units.backend(workers=2)
+    units.warm(local, ("json", "fruit_envs.core.units"))
+    first = {pid for _, pid in units.run_units(jobs(4, where), local, progress=False)}
+    again = {pid for _, pid in units.run_units(jobs(4, where), units.backend(workers=2), progress=False)}
+    assert os.getpid() not in first and again <= first, "the second job reuses the started workers"
+    monkeypatch.chdir(tmp_path)  # a policy's module would now be imported from here: new workers
+    moved = {pid for _, pid in units.run_units(jobs(4, where), units.backend(workers=2), progress=False)}
+    assert not moved & first
+    units.warm(units.backend(workers=1))  # nothing to start in-process
+    units.warm(units.backend(ray_address="local"))  # nor on Ray: no cluster is started by warming
+
+
 def test_finished_units_are_saved_and_a_rerun_plays_only_the_others(tmp_path):
     ran = []
 

@@ -285,6 +285,8 @@ def play_demonstrations(
     from fruit_envs.core import units
 
     spec = get_spec(game)
+    runner = units.backend(workers, ray_address)
+    units.warm(runner, ("fruit_envs.training.bc",))  # local workers start while the teacher is checked
     make_teacher(teacher, spec, config, expert, tuple(decides))  # a bad name fails before any game
     if opponent is not None:
         from fruit_envs.agents import resolve_agent
@@ -301,7 +303,6 @@ def play_demonstrations(
     ]
     identity = {"job": "demonstrations", "game": spec.id, "config": repr(config), "teacher": teacher, "expert": expert}
     identity.update(decides=list(decides), opponent=opponent, games=games, seed=seed)
-    runner = units.backend(workers, ray_address)
     parts = units.run_units(jobs, runner, folder, identity, progress, f"{spec.id} demonstrations")
     data = Demonstrations.merge(parts, [u.key for u in jobs], same_seed=True)
     data.meta.update(seed=seed, units=len(jobs), unit_games=UNIT_GAMES)

@@ -58,8 +58,10 @@ from fruit_envs.benchmarks.benchmark.cards import (
 from fruit_envs.benchmarks.benchmark.cli import main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.play import (
+    SEARCH_COST,
     Cell,
     built,
+    cell_cost,
     cell_numbers,
     cell_unit,
     pair_outcomes,
@@ -100,7 +102,7 @@ from fruit_envs.benchmarks.benchmark.reports import (
     summary_table,
     write_report,
 )
-from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, latest_run, machine
+from fruit_envs.benchmarks.benchmark.run import WORKER_IMPORTS, default_out, evaluate, latest_run, machine
 
 __all__ = [
     "BEST_RESPONSE_CARDS",
@@ -110,7 +112,9 @@ __all__ = [
     "PRIOR_WEIGHT_WARNING",
     "PUBLISHED",
     "RATING_SCALE",
+    "SEARCH_COST",
     "TRUNCATION_WARNING",
+    "WORKER_IMPORTS",
     "BenchmarkError",
     "Cell",
     "PolicyError",
@@ -126,6 +130,7 @@ __all__ = [
     "cards_index",
     "cards_markdown",
     "cards_summary",
+    "cell_cost",
     "cell_numbers",
     "cell_seed",
     "cell_unit",

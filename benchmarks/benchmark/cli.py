@@ -15,6 +15,7 @@ from fruit_envs.benchmarks.benchmark.cards import PUBLISHED, reference_cards
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.reports import _json_default, summary_table
 from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, latest_run
+from fruit_envs.core import units
 
 
 def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int | None, list | None]:
@@ -140,11 +141,13 @@ def main(argv: list[str] | None = None) -> int:
             if args.policy is not None:
                 raise BenchmarkError("--calibrate rates the protocol's references; give no POLICY with it")
             result = calibrate(
-                args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol
-            )
+                args.suite, args.games_per_cell, args.games_filter, args.seed, not args.no_progress, protocol,
+                workers=args.workers, ray_address=args.ray, folder=args.out,
+            )  # fmt: skip
             if args.out is not None:
                 args.out.mkdir(parents=True, exist_ok=True)
                 (args.out / "calibration.json").write_text(json.dumps(result, indent=2, default=_json_default))
+                units.forget(args.out)  # its pairings are in calibration.json now
             print(result["yaml"])
             return 0
         if args.reference_cards is not None:

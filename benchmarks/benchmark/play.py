@@ -27,6 +27,15 @@ class Cell:
     result: dict = field(default_factory=dict)
 
 
+SEARCH_COST = 50  # a searching seat's decision against any other agent's, roughly: to order units (`Unit.cost`)
+
+
+def cell_cost(games: int, players: int, searching_seats: int) -> float:
+    """A cell's expected cost, on a scale only for ordering units costliest first: its games' seats, those of
+    search weighted by `SEARCH_COST`."""
+    return float(games * ((players - searching_seats) + SEARCH_COST * searching_seats))
+
+
 _built: dict = {}  # the agents this process built for one run's cells: (run, game, players, agent) -> agent
 
 

@@ -16,7 +16,7 @@ import fruit_envs
 from fruit_envs.agents import make_agent
 from fruit_envs.benchmarks.benchmark.best_response import run_best_response
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
-from fruit_envs.benchmarks.benchmark.play import cell_unit, remember
+from fruit_envs.benchmarks.benchmark.play import cell_cost, cell_unit, remember
 from fruit_envs.benchmarks.benchmark.policies import is_privileged, resolve_policy
 from fruit_envs.benchmarks.benchmark.protocol import (
     Protocol,
@@ -31,6 +31,9 @@ from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WAR
 from fruit_envs.core import record as frecord
 from fruit_envs.core import units, validate
 from fruit_envs.core.spec import get_spec
+
+# what every worker imports to play cells: started while this process checks the run's agents
+WORKER_IMPORTS = ("fruit_envs.benchmarks.benchmark.play", "fruit_envs.agents.ppo", "sb3_contrib")
 
 
 def _slug(label: str) -> str:
@@ -143,6 +146,7 @@ def evaluate(
         runner = units.backend(workers, ray_address)
     except ValueError as error:
         raise BenchmarkError(str(error)) from None
+    units.warm(runner, WORKER_IMPORTS)  # local workers start while the agents are checked below
 
     # Every agent of every cell is built before the first game: a bad policy or a missing reference is
     # refused at once, not an hour in.
@@ -231,9 +235,14 @@ def evaluate(
                 (source.label, name or ""),
             ),  # fmt: skip
             per_seat(games, config.num_players) * config.num_players,
+            cell_cost(
+                per_seat(games, config.num_players) * config.num_players,
+                config.num_players,
+                is_privileged(agent) + (config.num_players - 1) * is_privileged(ref),
+            ),
         )
         for spec, config, agent, refs in plan
-        for name, agent_name, _ in (refs if config.num_players > 1 else [(None, None, None)])
+        for name, agent_name, ref in (refs if config.num_players > 1 else [(None, None, None)])
     ]
     done: dict[str, tuple[dict, dict]] = {}
     raws: dict[tuple[str, int], list] = {}

@@ -7,9 +7,10 @@ returns does not depend on where or beside what it ran. `run_units` runs them an
 the units' order, whatever order they finished in: the same numbers for one worker, many, or a cluster.
 
 - `workers=1`: in this process, one unit after another.
-- `workers=N` (default: `core.threads.usable_cores()`): N local processes (loky's process pool: a script
-  without an `if __name__ == "__main__"` guard is not run again in them), each with one torch thread; at
-  most N units in flight.
+- `workers=N` (default: `core.threads.usable_cores()`): N local processes (loky's reusable process pool: a
+  script without an `if __name__ == "__main__"` guard is not run again in them, and the next job of the
+  same process finds them started), each with one torch thread; at most N units in flight, the costliest
+  first (`Unit.cost`; on Ray too). `warm` starts them while the caller still checks its job.
 - `ray_address`: `"local"` starts a Ray instance on this machine, `"auto"` joins the one `ray start` runs
   here, `"ray://host:port"` a remote cluster (Ray is the `distributed` extra). Functions travel by reference
   (the same code must be installed on every node), arguments by Ray's serializer.
@@ -38,6 +39,7 @@ from typing import Any
 
 RETRIES = 2  # runs of a unit again after its worker died, before the job stops
 RESUMED = "resumed"  # `Backend.used`'s entry of the units loaded from the folder rather than run
+POOL_IDLE = 300  # seconds local workers wait for the next job of this process before they exit
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Unit:
     fn: Callable
     args: tuple = ()
     games: int = 0
+    cost: float = 0.0  # its expected run time on any scale: the costliest units start first (no long tail)
 
 
 class UnitError(RuntimeError):
@@ -176,7 +179,7 @@ def run_units(
             backend.used.setdefault(RESUMED, []).append(u.key)
             if on_result is not None:
                 on_result(u, value)
-    todo = [u for u in units if u.key not in results]
+    todo = _order([u for u in units if u.key not in results], backend)
     total = sum(u.games for u in units)
     done_games = total - sum(u.games for u in todo)
     with progress_bar(total or len(units), unit=unit, desc=desc, disable=not progress, initial=done_games) as bar:
@@ -203,6 +206,14 @@ def run_units(
     return [results[k] for k in keys]
 
 
+def _order(todo: list[Unit], backend: Backend) -> list[Unit]:
+    """The order units start in: the costliest first where several run at once (so no long unit is left
+    for the end), their own order in this process (progress reads as the job is written)."""
+    if backend.ray_address is None and backend.workers == 1:
+        return todo
+    return sorted(todo, key=lambda u: -u.cost)  # stable: ties keep their order
+
+
 def _where() -> dict:
     import socket
 
@@ -212,6 +223,36 @@ def _where() -> dict:
 def _call(fn: Callable, args: tuple) -> tuple[Any, dict]:
     """A unit in a worker: its result and where it ran."""
     return fn(*args), _where()
+
+
+def warm(backend: Backend, modules: Sequence[str] = ()) -> None:
+    """Start `backend`'s local workers now, each importing `modules`, while this process goes on (checking its
+    job before the first unit): the first units then find them ready. Nothing to do in-process or on Ray."""
+    if backend.ray_address is None and backend.workers > 1:
+        pool = _pool(backend)
+        for _ in range(backend.workers):
+            pool.submit(_import, tuple(modules))
+
+
+def _pool(backend: Backend):
+    """The process's reusable pool of `backend.workers`: a new one when the folder or import path has changed
+    since it started (its workers import a policy's module from where the caller is now)."""
+    import hashlib
+    import sys
+
+    from loky import get_reusable_executor
+
+    where = hashlib.sha256(repr((os.getcwd(), sys.path)).encode()).hexdigest()[:16]
+    return get_reusable_executor(
+        backend.workers, initializer=_init_worker, timeout=POOL_IDLE, env={"FRUIT_ENVS_POOL": where}
+    )
+
+
+def _import(modules: tuple[str, ...]) -> None:
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
 
 
 def _init_worker() -> None:
@@ -227,12 +268,11 @@ def _stopped(units: list[Unit], store: Store | None, why: str) -> UnitError:
 
 
 def _run_local(todo: list[Unit], backend: Backend, finished: Callable, store: Store | None) -> None:
-    """At most `backend.workers` units in flight, so a dead worker's units are known; a dead pool is replaced."""
-    from loky import ProcessPoolExecutor
-
+    """At most `backend.workers` units in flight, so a dead worker's units are known; a dead pool is replaced.
+    The pool stays up after a job that went well, for the next (`POOL_IDLE`); any other end stops it."""
     queue, failures = list(todo), {u.key: 0 for u in todo}
     while queue:
-        pool = ProcessPoolExecutor(min(backend.workers, len(queue)), initializer=_init_worker)
+        pool = _pool(backend)
         flight: dict = {}
         try:
             while queue or flight:
@@ -246,6 +286,7 @@ def _run_local(todo: list[Unit], backend: Backend, finished: Callable, store: St
                     value, where = future.result()  # a unit's own exception is raised here, as it was raised
                     finished(flight.pop(future), value, where)
         except BrokenProcessPool:
+            _shut(pool)
             lost = list(flight.values())
             for u in lost:
                 failures[u.key] += 1
@@ -253,8 +294,9 @@ def _run_local(todo: list[Unit], backend: Backend, finished: Callable, store: St
             if over:
                 raise _stopped(over, store, f"a worker died {backend.retries + 1} times running it") from None
             queue = lost + queue  # run again, first
-        finally:
+        except BaseException:
             _shut(pool)
+            raise
 
 
 def _drain(flight: dict, finished: Callable, failed) -> None:
