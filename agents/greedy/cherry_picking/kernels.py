@@ -1,6 +1,7 @@
 """Cherry Picking greedy's heuristic as a compiled kernel over the batch: the one source of its scores
 (`CherryPickingGreedy.scores` calls it, interpreted or compiled as `core.lazy` chooses). Piles are scored by
-the rules' own `score_pile`, so a gain is exactly what the rules would add to the pile's points.
+the rules' own scoring (`pile_parts`, `pile_bonus`, `score_with`: the pile counted once, not once per plant),
+so a gain is exactly what the rules would add to the pile's points.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
-from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, score_pile, step
+from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, pile_bonus, pile_parts, score_with, step
 
 N_CARDS = C.N_CARD_TYPES
 N_PLANTS = C.N_PLANTS
 N_SORTS = len(C.SORTS)
-N_VALUES = len(C.FRUIT_VALUES)
-FRUIT_BASE, WILDCARD = C.FRUIT_BASE, C.WILDCARD
+WILDCARD = C.WILDCARD
 CHOOSE_BASE = R.CHOOSE_BASE
 CARD_SORT = C.CARD_SORT.astype(np.int64)
 CARD_VALUE = C.CARD_VALUE.astype(np.int64)
@@ -43,26 +43,26 @@ def scores(obs, plants, own_pile, table, assign, n_assign, basket_discount, give
     n_assign` the rules' scoring tables. Harvesting at a plant is worth the score gain of its card plus its
     potential; committing a fruit the gain at its plant, a ladder or wildcard the best gain, a basket
     `basket_discount` of it, each less `give_away` times the card's own value (it is left for others)."""
-    pile = np.empty(N_CARDS, dtype=np.int8)  # the state's dtype: `score_pile` compiles once, as `step` uses it
+    pile = np.empty(N_CARDS, dtype=np.int8)  # the state's dtype: `pile_parts` compiles once, as `step` uses it
     fruit = np.empty(N_SORTS, dtype=np.int64)
     gains = np.empty(N_PLANTS, dtype=np.float64)
     for b in range(len(obs)):
         for c in range(N_CARDS):
             pile[c] = np.int64(obs[b, own_pile[c]])
-        for sort in range(N_SORTS):
-            fruit[sort] = 0
-            for value in range(N_VALUES):
-                fruit[sort] += pile[FRUIT_BASE + sort * N_VALUES + value]
-        base = score_pile(pile, table, assign, n_assign)
+        total, ladders, wild = pile_parts(pile, fruit)  # `fruit`: the pile's fruit per sort
+        bonus = pile_bonus(fruit, wild, table, assign, n_assign)
+        base = score_with(total, ladders, fruit, wild, bonus, -1, table, assign, n_assign)
         for k in range(N_PLANTS):
-            card, top = 0, obs[b, plants[k, 0]]  # the first of the plant's largest entries, as `argmax`
+            # the first of the plant's largest entries, as `argmax`; the block is one-hot (entries 0 or 1), so
+            # the first 1 is it
+            card, top = 0, obs[b, plants[k, 0]]
             for c in range(1, N_CARDS):
+                if top >= 1.0:
+                    break
                 entry = obs[b, plants[k, c]]
                 if entry > top:
                     card, top = c, entry
-            pile[card] += 1
-            gain = score_pile(pile, table, assign, n_assign) - base
-            pile[card] -= 1
+            gain = score_with(total, ladders, fruit, wild, bonus, np.int64(card), table, assign, n_assign) - base
             gains[k] = np.float64(gain) + potential(fruit, np.int64(card))
         best = gains[0]
         for k in range(1, N_PLANTS):

@@ -54,17 +54,23 @@ def deal_all(keys, to_move, phase, hands, piles, plants, played, aside, deck, ha
 
 
 @inner
-def score_pile(pile, table, assign, n_assign) -> np.int64:
-    """Card values + ladders squared + the best wildcard assignment's salad and same-sort bonuses."""
-    total = 0
+def pile_parts(pile, counts):
+    """What `score_pile` scores a pile by: its cards' values, ladders and wildcards (returned), its fruit per
+    sort (into `counts`)."""
+    total = np.int64(0)
     for c in range(N_CARDS):
         total += pile[c] * CARD_VALUE[c]
-    ladders = np.int64(pile[LADDER])
-    counts = np.zeros(N_SORTS, dtype=np.int64)
     for sort in range(N_SORTS):
+        counts[sort] = 0
         for value in range(N_VALUES):
             counts[sort] += pile[FRUIT_BASE + sort * N_VALUES + value]
-    wild = pile[WILDCARD]
+    return total, np.int64(pile[LADDER]), np.int64(pile[WILDCARD])
+
+
+@inner
+def pile_bonus(counts, wild, table, assign, n_assign) -> np.int64:
+    """The salad and same-sort bonuses of fruit `counts` with `wild` wildcards, each wildcard counted as the
+    fruit that scores best."""
     best = np.int64(-1)
     for k in range(n_assign[wild]):
         low = np.int64(1 << 30)
@@ -74,7 +80,35 @@ def score_pile(pile, table, assign, n_assign) -> np.int64:
             low = min(low, count)
             bonus += table[count]
         best = max(best, SALAD * low + bonus)
-    return total + ladders * ladders + best
+    return best
+
+
+@inner
+def score_with(total, ladders, counts, wild, bonus, card, table, assign, n_assign) -> np.int64:
+    """`score_pile` of the pile with these `pile_parts` and `pile_bonus` and one more `card` (-1: none; `counts`
+    is left as it was): card values + ladders squared + bonuses. Only a fruit or a wildcard changes the
+    bonuses, so a greedy seat prices each plant's card without counting the pile again."""
+    if card >= 0:
+        total += CARD_VALUE[card]
+        ladders += card == LADDER
+        sort = CARD_SORT[card]
+        if sort >= 0 or card == WILDCARD:
+            if sort >= 0:
+                counts[sort] += 1
+            bonus = pile_bonus(counts, wild + (card == WILDCARD), table, assign, n_assign)
+            if sort >= 0:
+                counts[sort] -= 1
+    return total + ladders * ladders + bonus
+
+
+@inner
+def score_pile(pile, table, assign, n_assign) -> np.int64:
+    """A harvest pile's points (`pile`: count per card)."""
+    counts = np.zeros(N_SORTS, dtype=np.int64)
+    total, ladders, wild = pile_parts(pile, counts)
+    return score_with(
+        total, ladders, counts, wild, pile_bonus(counts, wild, table, assign, n_assign), -1, table, assign, n_assign
+    )
 
 
 @njit
