@@ -63,7 +63,7 @@ def test_a_policy_fault_in_a_worker_is_reported_as_in_one_process(tmp_path):
         assert (out / "failure.jsonl").is_file() and (out / "failure_traceback.txt").is_file()
         report = json.loads((out / "report.json").read_text())
         assert [(c["players"], c["reference"]) for c in report["cells"]] == [(2, "random")], "the finished cell"
-    assert str(errors[2]).replace("w2", "w1") == str(errors[1])
+    assert str(errors[2]).replace(str(tmp_path / "w2"), str(tmp_path / "w1")) == str(errors[1])
     assert errors[2].record.actions == errors[1].record.actions
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import time
 
 import pytest
 
@@ -18,6 +19,12 @@ def square(x: int) -> int:
 
 
 def where(x: int) -> tuple[int, int]:
+    return x, os.getpid()
+
+
+def slow_where(x: int) -> tuple[int, int]:
+    """Long enough that a job of several units keeps two workers busy."""
+    time.sleep(0.3)
     return x, os.getpid()
 
 
@@ -67,11 +74,11 @@ def test_the_costliest_units_start_first_on_workers_and_results_keep_the_units_o
 def test_warmed_workers_serve_the_job_and_the_next_one_from_the_same_folder(tmp_path, monkeypatch):
     local = units.backend(workers=2)
     units.warm(local, ("json", "fruit_envs.core.units"))
-    first = {pid for _, pid in units.run_units(jobs(4, where), local, progress=False)}
-    again = {pid for _, pid in units.run_units(jobs(4, where), units.backend(workers=2), progress=False)}
-    assert os.getpid() not in first and again <= first, "the second job reuses the started workers"
+    first = {pid for _, pid in units.run_units(jobs(4, slow_where), local, progress=False)}
+    again = {pid for _, pid in units.run_units(jobs(4, slow_where), units.backend(workers=2), progress=False)}
+    assert os.getpid() not in first and len(first) == 2 and again == first, "the second job reuses the workers"
     monkeypatch.chdir(tmp_path)  # a policy's module would now be imported from here: new workers
-    moved = {pid for _, pid in units.run_units(jobs(4, where), units.backend(workers=2), progress=False)}
+    moved = {pid for _, pid in units.run_units(jobs(4, slow_where), units.backend(workers=2), progress=False)}
     assert not moved & first
     units.warm(units.backend(workers=1))  # nothing to start in-process
     units.warm(units.backend(ray_address="local"))  # nor on Ray: no cluster is started by warming
