@@ -1,0 +1,373 @@
+"""The web app's games and replays, kept in memory: what each seat is sent is its own view and nothing more.
+
+A `WebGame` is one game in play: a batch-of-1 state, an agent or a person in each seat, one unguessable
+token per seat (a seat's link), and per seat the lines it has been told (what it saw of each decision, as
+`fruit_envs.replay` captions it). `snapshot(seat)` is everything that seat's page receives: its `view`, its
+legal actions by name when it is to move, what it was told; `picture(seat)` draws the same view. A
+`Replays` registry holds the game records the user named, replayed once, for the replay viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fruit_envs.core import picture as fpicture
+from fruit_envs.core import record as frecord
+from fruit_envs.core import rng as frng
+from fruit_envs.core.rules_api import action_names
+from fruit_envs.core.spec import get_spec, registered_games
+
+HUMAN = "human"
+TOLD_KEPT = 40  # lines of what happened a seat's page shows
+
+
+class WebError(ValueError):
+    """A request the app refuses: `status` is its HTTP status (400 malformed, 404 unknown, 409 not now)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def catalogue() -> list[dict]:
+    """Every registered game the start page offers: its player counts and options (with their choices)."""
+    games = []
+    for spec in registered_games():
+        options = []
+        for name, f in spec.config_cls.options().items():
+            choices = f.metadata.get("choices")
+            options.append(
+                {"name": name, "default": _plain(f.default), "choices": None if choices is None else list(choices)}
+            )
+        games.append(
+            {
+                "id": spec.id,
+                "name": spec.name,
+                "players": list(spec.player_counts),
+                "default_players": spec.default_num_players,
+                "options": options,
+            }
+        )
+    return games
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+
+
+@dataclass
+class WebGame:
+    """One game in play in the browser. Create it with `WebGame.start`."""
+
+    spec: Any
+    config: Any
+    key: int
+    seed: int
+    labels: list[str]  # who sits where: "human" or the agent's text
+    agents: list[Any]  # None for a person's seat
+    tokens: list[str]  # each seat's secret: its page's link
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    actions: list[int] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)  # who took each action
+    states: list[Any] = field(default_factory=list)  # the start, then after each action
+    heard: dict = field(default_factory=dict)  # seat (None: the referee) -> the lines it was told, latest last
+    touched: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def start(cls, game: Any, players: Any, seats: Any, seed: Any = 0, options: Any = None) -> WebGame:
+        """A new game of `game` with `players` seats, `seats[k]` "human" or an agent name; bad input is a
+        `WebError` naming what was wrong and what is allowed."""
+        from fruit_envs.agents import make_agent
+
+        if not isinstance(game, str):
+            raise WebError(f"game must be a game id, one of {[s.id for s in registered_games()]}")
+        try:
+            spec = get_spec(game)
+        except (KeyError, ValueError) as error:
+            raise WebError(str(error).strip("'\"")) from None
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise WebError(f"seed must be a non-negative integer, got {seed!r}")
+        if options is not None and not isinstance(options, dict):
+            raise WebError("options must be an object of option name to value")
+        try:
+            config = spec.make_config(players, **(options or {}))
+        except (TypeError, ValueError) as error:
+            raise WebError(f"{spec.name}: {error}") from None
+        p = config.num_players
+        if not isinstance(seats, list) or len(seats) != p or not all(isinstance(s, str) and s.strip() for s in seats):
+            raise WebError(f"seats must list {p} entries, each 'human' or an agent name (greedy, search, ...)")
+        labels = [s.strip() for s in seats]
+        agents = []
+        for k, label in enumerate(labels):
+            if label == HUMAN:
+                agents.append(None)
+                continue
+            try:
+                agents.append(make_agent(label, spec, config))
+            except (ValueError, ImportError, OSError) as error:
+                raise WebError(f"seat {k}: {error}") from None
+        key = int(frng.keys_from_seed(seed, 1)[0])
+        state = spec.rules.init(config, np.array([key], dtype=np.uint64))
+        tokens = [secrets.token_urlsafe(16) for _ in range(p)]
+        return cls(spec, config, key, seed, labels, agents, tokens, states=[state])
+
+    # --- what a seat is sent -----------------------------------------------------------------------
+
+    @property
+    def state(self):
+        return self.states[-1]
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state.done[0])
+
+    def seat_of(self, token: str) -> int:
+        for k, mine in enumerate(self.tokens):
+            if secrets.compare_digest(mine, str(token)):
+                return k
+        raise WebError("no such seat in this game", 404)
+
+    def snapshot(self, seat: int) -> dict:
+        """Everything seat `seat`'s page receives: its own view and nothing it may not know."""
+        state = self.state
+        mine = self._to_move() == seat and self.agents[seat] is None
+        names = action_names(self.spec, self.config)
+        legal = [int(a) for a in np.flatnonzero(self.spec.rules.legal_mask(state, seat)[0])] if mine else []
+        shown = {
+            "game": self.spec.id,
+            "name": self.spec.name,
+            "seat": seat,
+            "players": self.config.num_players,
+            "labels": self.labels,
+            "step": len(self.actions),
+            "view": json.loads(fpicture.dumps(fpicture.view(state, 0, seat))),
+            "text": fpicture.text(state, 0, seat, labels=self._others(seat)),
+            "your_turn": mine,
+            "legal": [{"action": a, "name": names[a]} for a in legal],
+            "waiting_for_agent": not self.done and self.agents[self._to_move()] is not None,
+            "told": self.told(seat)[-TOLD_KEPT:],
+            "done": self.done,
+            "outcome": frecord.outcome_of(state, 0) if self.done else None,
+        }
+        return shown
+
+    def picture(self, seat: int) -> bytes:
+        """A PNG of seat `seat`'s view (the game's picture module, as `python -m fruit_envs.play --picture`)."""
+        return _png(fpicture.picture(self.state, 0, seat, labels=self._others(seat)))
+
+    def told(self, seat: int | None) -> list[str]:
+        """What `seat` saw of the latest decisions (None: everything), oldest first."""
+        return list(self.heard.get(seat, []))
+
+    def _others(self, seat: int) -> list[str | None]:
+        return [None if k == seat else label for k, label in enumerate(self.labels)]
+
+    def _to_move(self) -> int:
+        return int(self.state.to_move[0])
+
+    # --- moves -------------------------------------------------------------------------------------
+
+    def move(self, seat: int, action: Any) -> None:
+        """Seat `seat`'s decision; a malformed, untimely or illegal one is a `WebError` and changes nothing."""
+        if self.done:
+            raise WebError("the game is over", 409)
+        if self.agents[seat] is not None:
+            raise WebError(f"seat {seat} is played by {self.labels[seat]}", 409)
+        if self._to_move() != seat:
+            raise WebError("it is not your turn", 409)
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise WebError(f"action must be an integer action id, got {action!r}")
+        mask = self.spec.rules.legal_mask(self.state, seat)[0]
+        if not 0 <= action < len(mask) or not mask[action]:
+            names = action_names(self.spec, self.config)
+            legal = ", ".join(f"{a} ({names[a]})" for a in np.flatnonzero(mask))
+            raise WebError(f"action {action} is not legal now; legal: {legal}")
+        self._apply(action)
+
+    def advance(self) -> bool:
+        """Let the agent to move decide (one decision); whether one did."""
+        if self.done:
+            return False
+        mover = self._to_move()
+        agent = self.agents[mover]
+        if agent is None:
+            return False
+        rules, state = self.spec.rules, self.state
+        obs, mask = rules.observe(state, mover), rules.legal_mask(state, mover)
+        extra = {"state": state.copy(), "seats": np.array([mover])} if getattr(agent, "needs_state", False) else {}
+        rng = np.random.default_rng([self.seed, len(self.actions)])  # each decision its own seeded stream
+        action = int(np.asarray(agent.act(obs, mask, rng, **extra))[0])
+        if not mask[0, action]:
+            raise RuntimeError(f"agent {self.labels[mover]} chose an illegal action {action}")
+        self._apply(action)
+        return True
+
+    def _apply(self, action: int) -> None:
+        from fruit_envs.replay import caption
+
+        state, _ = self.spec.rules.step(self.state, np.array([action]))
+        self.seats.append(self._to_move())
+        self.actions.append(int(action))
+        self.states.append(state)
+        replay = self.replay()
+        for seat in [None, *range(self.config.num_players)]:  # each seat told what it saw of this decision
+            lines = self.heard.setdefault(seat, [])
+            lines.extend(caption(replay, len(self.actions), seat))
+            del lines[:-TOLD_KEPT]
+
+    # --- records -----------------------------------------------------------------------------------
+
+    def record(self) -> frecord.GameRecord:
+        """The game as `python -m fruit_envs.play --record` writes it."""
+        humans = [k for k, a in enumerate(self.agents) if a is None]
+        return frecord.record_from_states(
+            self.spec, self.config, self.actions, self.state, key=self.key, players=self.labels, source="web",
+            meta={"human_seats": humans, "seed": self.seed},
+        )  # fmt: skip
+
+    def replay(self) -> frecord.Replay:
+        rewards = np.zeros(self.config.num_players)
+        outcome = frecord.outcome_of(self.state, 0) if self.done else None
+        return frecord.Replay(self.record(), self.states, self.seats, rewards, outcome)
+
+
+def _png(frame: np.ndarray) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(frame).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+class Games:
+    """The games in play, each dropped after `idle` seconds without a request (abandoned)."""
+
+    def __init__(self, idle: float = 3600.0):
+        self.idle = idle
+        self._games: dict[str, WebGame] = {}
+        self._lock = threading.Lock()
+
+    def add(self, game: WebGame) -> WebGame:
+        with self._lock:
+            self._sweep()
+            self._games[game.id] = game
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        with self._lock:
+            self._sweep()
+            game = self._games.get(str(game_id))
+            if game is None:
+                raise WebError("no such game (it ended long ago, or was never started)", 404)
+            game.touched = time.monotonic()
+            return game
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._sweep()
+            return len(self._games)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for gid in [g for g, game in self._games.items() if now - game.touched > self.idle]:
+            del self._games[gid]
+
+
+@dataclass
+class ReplayEntry:
+    """One game of a record file the user named, replayed for the viewer."""
+
+    id: str
+    source: str
+    index: int
+    replay: frecord.Replay
+
+    def summary(self) -> dict:
+        record = self.replay.record
+        p = int(record.config["num_players"])
+        return {
+            "id": self.id,
+            "source": self.source,
+            "index": self.index,
+            "game": record.game,
+            "name": get_spec(record.game).name,
+            "players": p,
+            "labels": [record.label(k) for k in range(p)],
+            "steps": len(record.actions),
+            "outcome": self.replay.outcome,
+        }
+
+    def frame(self, t: int, seat: int | None) -> dict:
+        """Step `t` as `seat` saw it (None: the referee): caption, text and view."""
+        from fruit_envs.replay import caption
+
+        state = self._state(t)
+        p = int(self.replay.record.config["num_players"])
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < p):
+            raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {seat!r}")
+        labels = [self.replay.record.label(k) for k in range(p)]
+        return {
+            "step": t,
+            "seat": seat,
+            "caption": caption(self.replay, t, seat),
+            "text": fpicture.text(state, 0, seat, labels=labels),
+            "view": json.loads(fpicture.dumps(fpicture.view(state, 0, seat))),
+        }
+
+    def picture(self, t: int, seat: int | None) -> bytes:
+        labels = [self.replay.record.label(k) for k in range(int(self.replay.record.config["num_players"]))]
+        return _png(fpicture.picture(self._state(t), 0, seat, labels=labels))
+
+    def _state(self, t: Any):
+        if not isinstance(t, int) or not 0 <= t < len(self.replay.states):
+            raise WebError(f"step must be an integer in 0..{len(self.replay.states) - 1}, got {t!r}")
+        return self.replay.states[t]
+
+
+class Replays:
+    """The replays the viewer may open: the games of the record files named on the command line, and the
+    finished games played here. Nothing else is read from disk."""
+
+    def __init__(self):
+        self._entries: dict[str, ReplayEntry] = {}
+        self._lock = threading.Lock()
+
+    def add_file(self, path: str | Path) -> list[ReplayEntry]:
+        """Every game of a JSONL record file (`play --record`, `tournament --record`, the benchmark's
+        `failure.jsonl`, `eval_games.jsonl`); an unreadable file or game is a `RecordError` naming it."""
+        path = Path(path)
+        added = []
+        for i, record in enumerate(frecord.read_records(path)):
+            replayed = frecord.replay(record, where=f"{path} game {i}", check=False)
+            added.append(self._add(ReplayEntry(secrets.token_urlsafe(12), path.name, i, replayed)))
+        return added
+
+    def add_game(self, game: WebGame) -> ReplayEntry:
+        return self._add(ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay()))
+
+    def _add(self, entry: ReplayEntry) -> ReplayEntry:
+        with self._lock:
+            self._entries[entry.id] = entry
+        return entry
+
+    def get(self, replay_id: str) -> ReplayEntry:
+        with self._lock:
+            entry = self._entries.get(str(replay_id))
+        if entry is None:
+            raise WebError("no such replay", 404)
+        return entry
+
+    def all(self) -> list[ReplayEntry]:
+        with self._lock:
+            return list(self._entries.values())

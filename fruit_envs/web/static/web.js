@@ -1,0 +1,269 @@
+// fruit_envs web app: the start page, a seat's page and the replay viewer. No build step: plain scripts.
+// Everything drawn comes from the server (the game's picture module); no game's rules or layout live here.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+// an agent's move shows after this pause (`?delay=MS` on a seat's link changes it)
+const AGENT_DELAY_MS = Number(new URLSearchParams(location.search).get("delay") ?? 600);
+const POLL_MS = 1000; // a seat's page asks for news this often while others decide
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const answer = await fetch(path, options);
+  const data = await answer.json().catch(() => ({ error: `${answer.status} ${answer.statusText}` }));
+  if (!answer.ok) throw new Error(data.error || `${answer.status}`);
+  return data;
+}
+
+function showError(error) {
+  $("error").textContent = error ? String(error.message || error) : "";
+}
+
+// --- the start page ------------------------------------------------------------------------------
+
+async function startPage() {
+  const { games, agents } = await api("/api/catalogue");
+  for (const name of agents) $("agents").append(new Option(name));
+  for (const g of games) $("game").append(new Option(g.name, g.id));
+  const current = () => games.find((g) => g.id === $("game").value);
+  function drawSeats() {
+    const seats = $("seats");
+    seats.querySelectorAll("label").forEach((l) => l.remove());
+    for (let k = 0; k < Number($("players").value); k++) {
+      const label = document.createElement("label");
+      label.textContent = `seat ${k} `;
+      const input = document.createElement("input");
+      input.setAttribute("list", "agents");
+      input.name = `seat${k}`;
+      input.value = k === 0 ? "human" : "greedy";
+      label.append(input);
+      seats.append(label);
+    }
+  }
+  function drawGame() {
+    const g = current();
+    $("players").replaceChildren(...g.players.map((p) => new Option(String(p), String(p))));
+    $("players").value = String(g.default_players);
+    const box = $("options");
+    box.querySelectorAll("label").forEach((l) => l.remove());
+    for (const o of g.options) {
+      const label = document.createElement("label");
+      label.textContent = `${o.name} `;
+      let input;
+      if (o.choices) {
+        input = document.createElement("select");
+        for (const c of o.choices) input.append(new Option(String(c), JSON.stringify(c)));
+        input.value = JSON.stringify(o.default);
+      } else {
+        input = document.createElement("input");
+        input.value = JSON.stringify(o.default);
+      }
+      input.name = `option:${o.name}`;
+      label.append(input);
+      box.append(label);
+    }
+    drawSeats();
+  }
+  $("game").addEventListener("change", drawGame);
+  $("players").addEventListener("change", drawSeats);
+  drawGame();
+  $("start").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showError(null);
+    const options = {};
+    for (const input of $("options").querySelectorAll("[name^='option:']")) {
+      const name = input.name.slice(7);
+      try { options[name] = JSON.parse(input.value); } catch { options[name] = input.value; }
+    }
+    const seats = [...$("seats").querySelectorAll("input")].map((i) => i.value.trim());
+    try {
+      const game = await api("/api/games", {
+        game: $("game").value, players: Number($("players").value), seed: Number($("seed").value),
+        options, seats,
+      });
+      if (game.seats.length === 1) { location.href = game.seats[0].url; return; }
+      if (game.seats.length === 0) { location.href = game.watch; return; }
+      const list = document.createElement("ul");
+      for (const s of game.seats) {
+        const item = document.createElement("li");
+        const link = document.createElement("a");
+        link.href = s.url; link.target = "_blank"; link.textContent = `seat ${s.seat}: open in its own tab`;
+        item.append(link);
+        list.append(item);
+      }
+      $("links").replaceChildren("One link per person: each sees only their own seat.", list);
+    } catch (error) { showError(error); }
+  });
+}
+
+// --- a seat's page -------------------------------------------------------------------------------
+
+async function playPage() {
+  const [, , gameId, token] = location.pathname.split("/");
+  const base = `/api/games/${gameId}/${token}`;
+  let shown = -1, busy = false, focus = 0;
+
+  function draw(s) {
+    if (s.step < shown) return; // an answer overtaken by a later one: steps only grow
+    document.title = `${s.name}: seat ${s.seat}`;
+    $("title").textContent = `${s.name} · seat ${s.seat} (${s.labels[s.seat]})`;
+    if (s.step !== shown) {
+      $("picture").src = `${base}/picture.png?step=${s.step}`;
+      $("text").textContent = s.text;
+      $("told").replaceChildren(...s.told.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
+      $("told").scrollTop = $("told").scrollHeight;
+      shown = s.step;
+      drawActions(s);
+    }
+    if (s.done) {
+      const o = s.outcome, scores = o.scores.map((v, k) => `seat ${k} (${s.labels[k]}) ${v}`).join(", ");
+      const verdict = o.truncated ? "cut off by the engine's cap: nobody wins"
+        : o.winners.includes(s.seat) ? (o.winners.length > 1 ? "you share the win" : "you win!")
+        : `seat ${o.winners.join(", ")} won`;
+      $("status").textContent = "game over";
+      $("result").textContent = `${verdict} · ${scores}`;
+      $("save").href = `${base}/record.jsonl`;
+      $("end").hidden = false;
+    } else if (s.your_turn) {
+      $("status").textContent = "your move: click one, or type its number (arrows and Enter work too)";
+    } else {
+      $("status").textContent = s.waiting_for_agent ? "an agent is deciding…" : "waiting for the other players…";
+    }
+  }
+
+  function drawActions(s) {
+    const box = $("actions");
+    box.replaceChildren(...s.legal.map((a, i) => {
+      const button = document.createElement("button");
+      button.textContent = `${i + 1}. ${a.name}`;
+      button.dataset.action = a.action;
+      button.setAttribute("role", "option");
+      button.addEventListener("click", () => choose(a.action));
+      return button;
+    }));
+    focus = 0;
+    if (s.legal.length) box.children[0].focus();
+  }
+
+  async function choose(action) {
+    if (busy) return;
+    busy = true;
+    showError(null);
+    try { draw(await api(`${base}/move`, { action })); } catch (error) { showError(error); }
+    busy = false;
+    tick();
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const buttons = [...$("actions").children];
+    if (!buttons.length || event.target.tagName === "INPUT") return;
+    if (/^[1-9]$/.test(event.key) && Number(event.key) <= buttons.length) {
+      buttons[Number(event.key) - 1].click();
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      focus = (focus + (event.key === "ArrowDown" ? 1 : buttons.length - 1)) % buttons.length;
+      buttons[focus].focus();
+      event.preventDefault();
+    }
+  });
+
+  $("watch").addEventListener("click", async (event) => {
+    event.preventDefault();
+    try { location.href = `/replay#${(await api(`${base}/replay`)).replay}`; } catch (error) { showError(error); }
+  });
+
+  let timer = null;
+  async function tick() {
+    clearTimeout(timer);
+    if (busy) return;
+    try {
+      let s = await api(base);
+      draw(s);
+      if (s.done) return;
+      if (s.waiting_for_agent) {
+        await new Promise((r) => setTimeout(r, AGENT_DELAY_MS));
+        s = await api(`${base}/advance`, {});
+        draw(s);
+        if (s.done) return;
+        timer = setTimeout(tick, 0);
+        return;
+      }
+    } catch (error) { showError(error); }
+    timer = setTimeout(tick, POLL_MS);
+  }
+  tick();
+}
+
+// --- the replay viewer ---------------------------------------------------------------------------
+
+async function replayPage() {
+  let entry = null, step = 0, playing = null;
+  const seat = () => $("perspective").value;
+
+  async function open(id) {
+    entry = await api(`/api/replays/${id}`);
+    location.hash = id;
+    $("title").textContent = `Replay: ${entry.name}, ${entry.players} players (${entry.source}, game ${entry.index})`;
+    $("perspective").replaceChildren(new Option("referee (everything)", "referee"),
+      ...entry.labels.map((l, k) => new Option(`seat ${k} (${l}): what it knew`, String(k))));
+    $("slider").max = String(entry.steps);
+    await go(0);
+  }
+
+  async function go(t) {
+    if (!entry) return;
+    step = Math.max(0, Math.min(entry.steps, t));
+    $("slider").value = String(step);
+    const query = `step=${step}&seat=${seat()}`;
+    try {
+      const frame = await api(`/api/replays/${entry.id}/frame?${query}`);
+      $("picture").src = `/api/replays/${entry.id}/picture.png?${query}`;
+      $("text").textContent = frame.text;
+      $("caption").replaceChildren(...frame.caption.map((l) => Object.assign(document.createElement("li"), { textContent: l })));
+      $("stepinfo").textContent = `step ${step} of ${entry.steps}`;
+      showError(null);
+    } catch (error) { showError(error); }
+  }
+
+  function play(on) {
+    clearInterval(playing);
+    playing = null;
+    $("playpause").textContent = on ? "pause" : "play";
+    if (!on) return;
+    playing = setInterval(() => {
+      if (step >= entry.steps) { play(false); return; }
+      go(step + 1);
+    }, Number($("speed").value));
+  }
+
+  $("back").addEventListener("click", () => go(step - 1));
+  $("forward").addEventListener("click", () => go(step + 1));
+  $("playpause").addEventListener("click", () => play(!playing));
+  $("speed").addEventListener("change", () => { if (playing) play(true); });
+  $("slider").addEventListener("input", () => go(Number($("slider").value)));
+  $("perspective").addEventListener("change", () => go(step));
+  $("which").addEventListener("change", () => open($("which").value));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "SELECT" || event.target.tagName === "INPUT") return;
+    if (event.key === "ArrowLeft") go(step - 1);
+    else if (event.key === "ArrowRight") go(step + 1);
+    else if (event.key === " ") { play(!playing); event.preventDefault(); }
+  });
+
+  const { replays } = await api("/api/replays");
+  for (const r of replays) $("which").append(new Option(`${r.source} #${r.index}: ${r.name}, ${r.labels.join(" v ")}`, r.id));
+  const wanted = location.hash.slice(1);
+  if (wanted) {
+    if (![...$("which").options].some((o) => o.value === wanted)) $("which").append(new Option("this game", wanted));
+    $("which").value = wanted;
+    await open(wanted);
+  } else if (replays.length) {
+    await open(replays[0].id);
+  } else {
+    showError("no replays: start the app with record files (fruit-envs-web games.jsonl), or finish a game here");
+  }
+}
+
+const pages = { start: startPage, play: playPage, replay: replayPage };
+pages[document.body.dataset.page]().catch(showError);

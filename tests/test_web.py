@@ -1,0 +1,282 @@
+"""The browser app (issue 58): a seat is sent its own view and nothing else, bad moves are refused with a
+clear 4xx and change nothing, records open in the replay viewer from any perspective, and the pages work in
+a real browser (headless Chromium, driven by Playwright as the documentation site's test does)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web app needs the web extra: pip install 'fruit-envs[web,render]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from fruit_envs.core import picture as fpicture  # noqa: E402
+from fruit_envs.core import record as frecord  # noqa: E402
+from fruit_envs.core import rng as frng  # noqa: E402
+from fruit_envs.core.spec import get_spec  # noqa: E402
+from fruit_envs.web.app import create_app  # noqa: E402
+from fruit_envs.web.sessions import Games, WebError, WebGame  # noqa: E402
+
+HIDDEN_GAMES = [("cherry_picking", 3), ("fruit_picking", 2), ("quickity_pickity", 2), ("juicy_fruits", 2)]
+
+
+def started(client: TestClient, game: str, players: int, seats: list[str], seed: int = 3) -> dict:
+    answer = client.post("/api/games", json={"game": game, "players": players, "seed": seed, "seats": seats})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def seat_path(url: str) -> str:
+    return "/api" + url.replace("/play/", "/games/", 1)
+
+
+@pytest.mark.parametrize("game,players", HIDDEN_GAMES)
+def test_a_seat_is_sent_its_own_view_and_nothing_hidden(game, players):
+    """DESIGN.md: an observation holds exactly what its seat may know. What a human seat is sent is its
+    `view`, its picture and its legal actions; re-dealing what it cannot see changes none of it."""
+    client = TestClient(create_app())
+    made = started(client, game, players, ["human"] * players)
+    web = client.app.state.games.get(made["id"])
+    gen = np.random.default_rng(0)
+    for _ in range(12):  # some play first, so hands, piles and hidden tiles have moved
+        seat = int(web.state.to_move[0])
+        legal = np.flatnonzero(web.spec.rules.legal_mask(web.state, seat)[0])
+        web.move(seat, int(gen.choice(legal)))
+    for seat, link in enumerate(made["seats"]):
+        sent = client.get(seat_path(link["url"])).json()
+        assert sent["seat"] == seat and sent["view"] == json.loads(fpicture.dumps(fpicture.view(web.state, 0, seat)))
+        picture = client.get(seat_path(link["url"]) + "/picture.png").content
+        real = web.states[-1]
+        web.states[-1] = web.spec.rules.redeal_hidden(real, seat, frng.keys_from_seed(11 + seat, 1))
+        try:
+            again = client.get(seat_path(link["url"])).json()
+            assert again == sent, f"seat {seat} was sent something it cannot see"
+            assert client.get(seat_path(link["url"]) + "/picture.png").content == picture
+        finally:
+            web.states[-1] = real
+
+
+def test_a_game_against_an_agent_plays_to_the_end_and_saves_its_record():
+    client = TestClient(create_app())
+    made = started(client, "cherry_picking", 2, ["human", "greedy"])
+    path = seat_path(made["seats"][0]["url"])
+    assert made["seats"][0]["seat"] == 0 and len(made["seats"]) == 1
+    assert client.get(path + "/record.jsonl").status_code == 409, "no record before the end: it shows every choice"
+    for _ in range(500):
+        shown = client.get(path).json()
+        if shown["done"]:
+            break
+        if shown["waiting_for_agent"]:
+            shown = client.post(path + "/advance", json={}).json()
+        elif shown["your_turn"]:
+            assert shown["legal"] and all(set(a) == {"action", "name"} for a in shown["legal"])
+            client.post(path + "/move", json={"action": shown["legal"][-1]["action"]}).raise_for_status()
+    assert shown["done"] and shown["outcome"]["scores"] and shown["told"]
+    text = client.get(path + "/record.jsonl").text
+    record = frecord.GameRecord.from_dict(json.loads(text))
+    assert record.players == ["human", "greedy"] and record.meta["human_seats"] == [0]
+    assert frecord.replay(record).outcome == record.outcome  # the same record `play --record` writes
+    replay_id = client.get(path + "/replay").json()["replay"]
+    assert client.get(f"/api/replays/{replay_id}").json()["steps"] == len(record.actions)
+
+
+def test_bad_moves_get_a_clear_4xx_and_change_nothing():
+    client = TestClient(create_app())
+    made = started(client, "cherry_picking", 2, ["human", "human"])
+    first, second = (seat_path(s["url"]) for s in made["seats"])
+    before = client.get(first).json()
+    legal = {a["action"] for a in before["legal"]}
+    illegal = next(a for a in range(get_spec("cherry_picking").num_actions) if a not in legal)
+    cases = [
+        (first, {"action": illegal}, 400, "not legal now; legal:"),
+        (first, {"action": "3"}, 400, "must be an integer"),
+        (first, {"action": True}, 400, "must be an integer"),
+        (first, {}, 400, 'send {"action": N}'),
+        (first, [1, 2], 400, "JSON object"),
+        (second, {"action": 0}, 409, "not your turn"),
+    ]
+    for path, body, status, message in cases:
+        answer = client.post(path + "/move", json=body)
+        assert answer.status_code == status and message in answer.json()["error"], (body, answer.text)
+    answer = client.post(first + "/move", content=b"{not json", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and "JSON object" in answer.json()["error"]
+    assert client.get(first).json() == before, "a refused move changed the game"
+    assert client.get(f"/api/games/{made['id']}/not-a-token").status_code == 404
+    assert client.get(f"/api/games/nothing/{'x' * 22}").status_code == 404
+    for body, message in [
+        ({"game": "chess", "players": 2, "seats": ["human", "human"]}, "chess"),
+        ({"game": "cherry_picking", "players": 9, "seats": ["human"] * 9}, "num_players"),
+        ({"game": "cherry_picking", "players": 2, "seats": ["human"]}, "seats must list 2"),
+        ({"game": "cherry_picking", "players": 2, "seats": ["human", "nobody"]}, "seat 1: unknown agent"),
+        ({"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"], "seed": -1}, "seed"),
+        ({"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"], "options": {"x": 1}}, "x"),
+    ]:
+        answer = client.post("/api/games", json=body)
+        assert answer.status_code == 400 and message in answer.json()["error"], (body, answer.text)
+
+
+def test_ids_are_unguessable_and_an_abandoned_game_is_dropped():
+    games = Games(idle=0.05)
+    game = games.add(WebGame.start("cherry_picking", 2, ["human", "greedy"], 1))
+    assert len(game.id) >= 20 and len(set(game.tokens)) == 2 and all(len(t) >= 20 for t in game.tokens)
+    assert games.get(game.id) is game
+    time.sleep(0.1)
+    with pytest.raises(WebError, match="no such game") as error:
+        games.get(game.id)
+    assert error.value.status == 404 and len(games) == 0
+
+
+def test_only_the_package_static_folder_is_served():
+    client = TestClient(create_app())
+    assert client.get("/static/web.js").status_code == 200
+    for path in ("/static/../sessions.py", "/static/%2e%2e/app.py", "/static/../../core/spec.py"):
+        assert client.get(path).status_code == 404, path
+
+
+@pytest.fixture
+def records(tmp_path):
+    """Two recorded games of three-player Cherry Picking, as `tournament --record` writes them."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import play_games
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(3)
+    agents = [make_agent("greedy", spec, config), make_agent("random", spec, config)]
+    path = tmp_path / "games.jsonl"
+    play_games(spec, config, agents, np.array([[0, 1, 1], [1, 0, 1]]), seed=4, record_to=path)
+    return path
+
+
+def test_the_replay_viewer_shows_each_seat_what_it_knew_then(records):
+    client = TestClient(create_app([records]))
+    listed = client.get("/api/replays").json()["replays"]
+    assert [r["index"] for r in listed] == [0, 1] and listed[0]["source"] == "games.jsonl"
+    entry = client.app.state.replays.get(listed[0]["id"])
+    t = listed[0]["steps"] // 2
+    for seat in (None, 0, 1, 2):
+        query = f"step={t}&seat={'referee' if seat is None else seat}"
+        frame = client.get(f"/api/replays/{listed[0]['id']}/frame?{query}").json()
+        assert frame["view"] == json.loads(fpicture.dumps(fpicture.view(entry.replay.states[t], 0, seat)))
+        assert frame["caption"]
+        png = client.get(f"/api/replays/{listed[0]['id']}/picture.png?{query}")
+        assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+    views = {s: client.get(f"/api/replays/{listed[0]['id']}/frame?step={t}&seat={s}").json()["text"] for s in "012"}
+    assert len(set(views.values())) == 3, "each seat sees its own hand"
+    for query, message in [("step=-1", "step must be"), ("step=x", "integer"), ("step=1&seat=7", "seat must be")]:
+        answer = client.get(f"/api/replays/{listed[0]['id']}/frame?{query}")
+        assert answer.status_code == 400 and message in answer.json()["error"]
+    assert client.get("/api/replays/unknown").status_code == 404
+
+
+def test_the_command_line_refuses_bad_input_clearly(tmp_path, capsys):
+    from fruit_envs.web import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    assert main([str(bad)]) == 2 and "bad.jsonl" in capsys.readouterr().err
+    assert main(["--port", "70000"]) == 2 and "--port" in capsys.readouterr().err
+    assert main([str(tmp_path / "missing.jsonl")]) == 2 and "missing.jsonl" in capsys.readouterr().err
+
+
+# --- a real browser ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(records):
+    """The app on 127.0.0.1, a free port, in a thread; stopped after the test."""
+    import socket
+
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app([records]), host="127.0.0.1", port=port, log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if running.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page():
+    """A headless Chromium page (Debian's, as the documentation site's test uses) and the problems it reports:
+    console errors, page errors, failed requests. Missing tools skip here and fail in CI."""
+    import os
+    import shutil
+
+    def missing(what: str) -> None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{what} (CI must run the browser test: ./dev setup installs what it needs)")
+        pytest.skip(what)
+
+    found = [shutil.which(n) for n in (os.environ.get("FRUIT_ENVS_CHROMIUM"), "chromium", "chromium-browser") if n]
+    if not any(found):
+        missing("no Chromium: apt-get install chromium, or set FRUIT_ENVS_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright is not installed: pip install -e '.[docs]'")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=next(f for f in found if f), args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        # a picture replaced by the next step's before it loaded, or a page left, is aborted: not a fault
+        tab.on(
+            "requestfailed",
+            lambda r: (
+                None if "ERR_ABORTED" in str(r.failure) else problems.append(f"request failed: {r.url} {r.failure}")
+            ),
+        )
+        yield tab, problems
+        browser.close()
+
+
+def test_a_person_plays_a_game_and_watches_its_replay_in_chromium(server, page):
+    page, problems = page
+    page.goto(server + "/")
+    page.select_option("#game", "cherry_picking")
+    page.select_option("#players", "2")
+    page.fill("#seed", "5")
+    page.fill("input[name=seat1]", "greedy")
+    page.click("#go")
+    page.wait_for_url("**/play/**")
+    page.goto(page.url + "?delay=0")
+    for _ in range(400):
+        page.wait_for_function(
+            "document.querySelector('#actions button') || !document.querySelector('#end').hidden", timeout=15000
+        )
+        if page.is_visible("#end"):
+            break
+        page.keyboard.press("1")  # the first legal action, by keyboard
+        page.wait_for_timeout(30)
+    assert page.is_visible("#end") and "·" in page.text_content("#result")
+    page.wait_for_function(
+        "document.querySelector('#picture').complete && document.querySelector('#picture').naturalWidth > 0"
+    )
+    page.click("#watch")
+    page.wait_for_url("**/replay#*")
+    page.wait_for_function("document.querySelector('#stepinfo').textContent.startsWith('step 0')")
+    page.select_option("#perspective", "1")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelector('#stepinfo').textContent.startsWith('step 1')")
+    page.wait_for_function(
+        "document.querySelector('#picture').complete && document.querySelector('#picture').naturalWidth > 0"
+    )
+    assert "seat 1" in page.text_content("#perspective")
+    page.goto(server + "/replay")
+    page.wait_for_function("document.querySelector('#which').options.length >= 2")
+    assert not problems, "\n".join(problems)
