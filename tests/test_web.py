@@ -173,6 +173,59 @@ def test_the_replay_viewer_shows_each_seat_what_it_knew_then(records):
     assert client.get("/api/replays/unknown").status_code == 404
 
 
+def test_play_from_here_takes_over_a_seat_at_any_step_against_the_recorded_agents(records):
+    client = TestClient(create_app([records]))
+    listed = client.get("/api/replays").json()["replays"][0]
+    entry = client.app.state.replays.get(listed["id"])
+    step = 10
+    made = client.post(f"/api/replays/{listed['id']}/branch", json={"step": step, "seat": 1})
+    assert made.status_code == 200 and made.json()["notes"] == []
+    path = seat_path(made.json()["url"])
+    game = client.app.state.games.get(path.split("/")[3])
+    assert game.labels == ["greedy", "human", "random"] and game.actions == entry.replay.record.actions[:step]
+    assert game.state.equals(entry.replay.states[step]), "the position at that step, exactly"
+    shown = client.get(path).json()
+    assert shown["seat"] == 1 and shown["step"] == step
+    for body, message in [({"step": 10, "seat": 5}, "seat must be"), ({"step": 10**6, "seat": 0}, "step must be")]:
+        answer = client.post(f"/api/replays/{listed['id']}/branch", json=body)
+        assert answer.status_code == 400 and message in answer.json()["error"]
+    last = client.post(f"/api/replays/{listed['id']}/branch", json={"step": listed["steps"], "seat": 0})
+    assert last.status_code == 400 and "over" in last.json()["error"]
+
+
+def test_the_viewer_shows_each_decisions_reasons_to_the_referee_and_the_mover_only(tmp_path):
+    """A PPO policy's probabilities and value, search's action values, greedy's scores; never from another
+    seat's perspective (they read what only the mover knows)."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import play_games
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    labels = ["ppo-baseline", "search:rollouts=4,depth=2"]
+    path = tmp_path / "ppo_search.jsonl"
+    agents = [make_agent(name, spec, config) for name in labels]
+    play_games(spec, config, agents, np.array([[0, 1]]), seed=2, record_to=path, labels=labels)
+    client = TestClient(create_app([path]))
+    listed = client.get("/api/replays").json()["replays"][0]
+    seats = client.app.state.replays.get(listed["id"]).replay.seats
+    kinds = {}
+    for t in range(0, 12):
+        mover = seats[t]
+        frames = {
+            s: client.get(f"/api/replays/{listed['id']}/frame?step={t}&seat={s}").json() for s in ("referee", 0, 1)
+        }
+        decision = frames["referee"]["decision"]
+        assert decision["seat"] == mover and frames[mover]["decision"] == decision
+        assert frames[1 - mover]["decision"] is None, "another seat must not see the mover's reasons"
+        kinds[decision["kind"]] = decision
+    ppo, search = kinds["probability"], kinds["rollout value"]
+    assert abs(sum(a["number"] for a in ppo["actions"]) - 1) < 1e-3 and isinstance(ppo["value"], float)
+    assert [a["number"] for a in ppo["actions"]] == sorted((a["number"] for a in ppo["actions"]), reverse=True)
+    assert search["value"] is None and any(a["number"] is not None for a in search["actions"])
+    end = client.get(f"/api/replays/{listed['id']}/frame?step={listed['steps']}&seat=referee").json()
+    assert end["decision"] is None, "no decision after the last"
+
+
 def test_the_command_line_refuses_bad_input_clearly(tmp_path, capsys):
     from fruit_envs.web import main
 
@@ -277,6 +330,10 @@ def test_a_person_plays_a_game_and_watches_its_replay_in_chromium(server, page):
         "document.querySelector('#picture').complete && document.querySelector('#picture').naturalWidth > 0"
     )
     assert "seat 1" in page.text_content("#perspective")
+    page.select_option("#takeover", "0")  # play from here: step 1, seat 0 again, greedy still in seat 1
+    page.click("#branch")
+    page.wait_for_url("**/play/**")
+    page.wait_for_function("document.querySelector('#actions button') || document.querySelector('#status').textContent")
     page.goto(server + "/replay")
     page.wait_for_function("document.querySelector('#which').options.length >= 2")
     assert not problems, "\n".join(problems)

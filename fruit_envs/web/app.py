@@ -7,6 +7,7 @@
     POST /api/games/{id}/{token}/move {action}                POST .../advance                 an agent's move
     GET  /api/games/{id}/{token}/record.jsonl (once over)     GET  /api/replays, /api/replays/{id}
     GET  /api/replays/{id}/frame?step=&seat=                  GET  /api/replays/{id}/picture.png?step=&seat=
+    POST /api/replays/{id}/branch {step, seat}: play on from that step in that seat against the recorded agents
 
 A seat's routes answer only with that seat's view; a refused request is a 4xx with {"error": message} and
 changes nothing.
@@ -136,6 +137,14 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlett
         png = await asyncio.to_thread(entry.picture, step, seat)
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
+    async def branch(request: Request) -> Response:
+        entry = replays.get(request.path_params["replay"])
+        body = await _body(request)
+        game, notes = await asyncio.to_thread(WebGame.branch, entry, body.get("step"), body.get("seat"))
+        games.add(game)
+        seat = game.labels.index(HUMAN)
+        return JSONResponse({"url": f"/play/{game.id}/{game.tokens[seat]}", "notes": notes})
+
     async def refused(request: Request, error: WebError) -> Response:
         return JSONResponse({"error": str(error)}, status_code=error.status)
 
@@ -155,6 +164,7 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlett
         Route("/api/replays/{replay}", replay_one),
         Route("/api/replays/{replay}/frame", replay_frame),
         Route("/api/replays/{replay}/picture.png", replay_picture),
+        Route("/api/replays/{replay}/branch", branch, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={WebError: refused})

@@ -74,6 +74,8 @@ class WebGame:
     labels: list[str]  # who sits where: "human" or the agent's text
     agents: list[Any]  # None for a person's seat
     tokens: list[str]  # each seat's secret: its page's link
+    start_position: dict | None = None  # the record's hand-set start, for a game branched from one
+    meta: dict = field(default_factory=dict)  # kept in its record (where it was branched from)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     actions: list[int] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)  # who took each action
@@ -119,6 +121,42 @@ class WebGame:
         state = spec.rules.init(config, np.array([key], dtype=np.uint64))
         tokens = [secrets.token_urlsafe(16) for _ in range(p)]
         return cls(spec, config, key, seed, labels, agents, tokens, states=[state])
+
+    @classmethod
+    def branch(cls, entry: ReplayEntry, step: Any, seat: Any) -> tuple[WebGame, list[str]]:
+        """The replayed game at `step` with a person in `seat` and the recorded agents elsewhere, to play on
+        ("play from here"); a recorded label that is no agent here is played by greedy, said in the notes."""
+        from fruit_envs.agents import make_agent
+
+        record = entry.replay.record
+        p = int(record.config["num_players"])
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < p:
+            raise WebError(f"seat must be a seat number in 0..{p - 1}, got {seat!r}")
+        state = entry._state(step)
+        if bool(state.done[0]):
+            raise WebError("the game is over at that step: pick an earlier one")
+        spec, config = get_spec(record.game), state.config
+        labels, agents, notes = [], [], []
+        for k in range(p):
+            label = (record.players or [""] * p)[k] or ""
+            if k == seat:
+                labels.append(HUMAN)
+                agents.append(None)
+                continue
+            try:
+                agents.append(make_agent(label, spec, config))
+            except (ValueError, ImportError, OSError):
+                notes.append(f"seat {k} ({label or 'unnamed'}) is not an agent here: greedy plays it")
+                label = "greedy"
+                agents.append(make_agent(label, spec, config))
+            labels.append(label)
+        key = 0 if record.key is None else int(record.key)
+        game = cls(spec, config, key, key % 2**63, labels, agents, [secrets.token_urlsafe(16) for _ in range(p)],
+                   states=[entry.replay.states[0]], start_position=record.start)  # fmt: skip
+        game.meta = {"branched_from": {"source": entry.source, "game": entry.index, "step": step}}
+        for action in record.actions[:step]:
+            game._apply(int(action))
+        return game, notes
 
     # --- what a seat is sent -----------------------------------------------------------------------
 
@@ -230,14 +268,43 @@ class WebGame:
         """The game as `python -m fruit_envs.play --record` writes it."""
         humans = [k for k, a in enumerate(self.agents) if a is None]
         return frecord.record_from_states(
-            self.spec, self.config, self.actions, self.state, key=self.key, players=self.labels, source="web",
-            meta={"human_seats": humans, "seed": self.seed},
+            self.spec, self.config, self.actions, self.state,
+            key=None if self.start_position is not None else self.key, start=self.start_position,
+            players=self.labels, source="web", meta={"human_seats": humans, "seed": self.seed, **self.meta},
         )  # fmt: skip
 
     def replay(self) -> frecord.Replay:
         rewards = np.zeros(self.config.num_players)
         outcome = frecord.outcome_of(self.state, 0) if self.done else None
         return frecord.Replay(self.record(), self.states, self.seats, rewards, outcome)
+
+
+def insight(agent: Any, state, seat: int, names: tuple[str, ...], seed: int = 0) -> dict | None:
+    """Why `agent` would decide as it does at `state` in `seat`, for the viewer: a PPO policy's probabilities
+    over the legal actions and its value, search's rollout value of each action it tried, greedy's heuristic
+    scores; None for an agent that offers nothing. It reads what the agent reads (search the true state), so
+    the viewer shows it from the referee's or the mover's own perspective only."""
+    spec = get_spec(state.GAME)
+    rules = spec.rules
+    obs, mask = rules.observe(state, seat), rules.legal_mask(state, seat)
+    legal = np.flatnonzero(mask[0])
+    if hasattr(agent, "values") and hasattr(agent, "scores"):  # a PPO policy: softmax over the legal logits
+        logits = agent.scores(obs, mask)[0, legal]
+        weights = np.exp(logits - logits.max())
+        numbers, kind, value = weights / weights.sum(), "probability", float(agent.values(obs)[0])
+    elif getattr(agent, "needs_state", False) and hasattr(agent, "last_values"):
+        agent.act(obs, mask, np.random.default_rng(seed), state=state.copy(), seats=np.array([seat]))
+        numbers, kind, value = agent.last_values[0, legal], "rollout value", None
+    elif hasattr(agent, "scores"):
+        numbers, kind, value = np.asarray(agent.scores(obs, mask))[0, legal], "heuristic score", None
+    else:
+        return None
+    ranked = sorted(
+        ({"action": int(a), "name": names[a], "number": None if np.isnan(x) else round(float(x), 4)}
+         for a, x in zip(legal, numbers, strict=True)),
+        key=lambda row: -np.inf if row["number"] is None else -row["number"],
+    )  # fmt: skip
+    return {"seat": seat, "kind": kind, "value": value, "actions": ranked}
 
 
 def _png(frame: np.ndarray) -> bytes:
@@ -292,6 +359,8 @@ class ReplayEntry:
     source: str
     index: int
     replay: frecord.Replay
+    _agents: dict = field(default_factory=dict, repr=False)  # the recorded agents, built for `insight`
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def summary(self) -> dict:
         record = self.replay.record
@@ -303,7 +372,7 @@ class ReplayEntry:
             "game": record.game,
             "name": get_spec(record.game).name,
             "players": p,
-            "labels": [record.label(k) for k in range(p)],
+            "labels": [(record.players or [""] * p)[k] or "?" for k in range(p)],  # who sat where
             "steps": len(record.actions),
             "outcome": self.replay.outcome,
         }
@@ -316,17 +385,43 @@ class ReplayEntry:
         p = int(self.replay.record.config["num_players"])
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < p):
             raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {seat!r}")
-        labels = [self.replay.record.label(k) for k in range(p)]
+        labels = self.replay.record.players  # who sat where, drawn beside player_k
         return {
             "step": t,
             "seat": seat,
             "caption": caption(self.replay, t, seat),
             "text": fpicture.text(state, 0, seat, labels=labels),
             "view": json.loads(fpicture.dumps(fpicture.view(state, 0, seat))),
+            "decision": self.insight(t, seat),
         }
 
+    def insight(self, t: Any, seat: int | None) -> dict | None:
+        """The recorded agent's reasons for decision `t` (`insight`), rebuilt from its label; None where the
+        game is over, the label is no agent here, or `seat` is another seat than the mover's (it would show
+        what only the mover knew)."""
+        from fruit_envs.agents import make_agent
+
+        state = self._state(t)
+        if bool(state.done[0]) or t >= len(self.replay.seats):
+            return None
+        mover = self.replay.seats[t]
+        if seat is not None and seat != mover:
+            return None
+        record = self.replay.record
+        label = (record.players or [""] * (mover + 1))[mover] or ""
+        spec = get_spec(record.game)
+        with self._lock:  # one request at a time asks an agent (search keeps its last values)
+            if label not in self._agents:
+                try:
+                    self._agents[label] = make_agent(label, spec, state.config)
+                except (ValueError, ImportError, OSError):
+                    self._agents[label] = None
+            if self._agents[label] is None:
+                return None
+            return insight(self._agents[label], state, mover, action_names(spec, state.config), seed=t)
+
     def picture(self, t: int, seat: int | None) -> bytes:
-        labels = [self.replay.record.label(k) for k in range(int(self.replay.record.config["num_players"]))]
+        labels = self.replay.record.players  # who sat where, drawn beside player_k
         return _png(fpicture.picture(self._state(t), 0, seat, labels=labels))
 
     def _state(self, t: Any):

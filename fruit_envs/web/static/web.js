@@ -207,6 +207,7 @@ async function replayPage() {
     $("title").textContent = `Replay: ${entry.name}, ${entry.players} players (${entry.source}, game ${entry.index})`;
     $("perspective").replaceChildren(new Option("referee (everything)", "referee"),
       ...entry.labels.map((l, k) => new Option(`seat ${k} (${l}): what it knew`, String(k))));
+    $("takeover").replaceChildren(...entry.labels.map((l, k) => new Option(`seat ${k} (${l})`, String(k))));
     $("slider").max = String(entry.steps);
     await go(0);
   }
@@ -222,8 +223,32 @@ async function replayPage() {
       $("text").textContent = frame.text;
       $("caption").replaceChildren(...frame.caption.map((l) => Object.assign(document.createElement("li"), { textContent: l })));
       $("stepinfo").textContent = `step ${step} of ${entry.steps}`;
+      drawDecision(frame.decision);
       showError(null);
     } catch (error) { showError(error); }
+  }
+
+  function drawDecision(d) {
+    // the next decision's reasons, as its agent gives them (shown to the referee and the mover only)
+    const box = $("decision");
+    if (!d) { box.replaceChildren(); return; }
+    const head = document.createElement("h3");
+    head.textContent = `player_${d.seat} (${entry.labels[d.seat]}) decides next` +
+      (d.value === null ? "" : `: value ${d.value.toFixed(3)}`);
+    const table = document.createElement("table");
+    table.className = "decision";
+    const top = Math.max(...d.actions.map((a) => Math.abs(a.number ?? 0)), 1e-9);
+    for (const a of d.actions.slice(0, 8)) {
+      const row = table.insertRow();
+      row.insertCell().textContent = a.name;
+      row.insertCell().textContent = a.number === null ? "not tried" : String(a.number);
+      const bar = row.insertCell().appendChild(document.createElement("span"));
+      bar.className = "bar";
+      bar.style.width = `${Math.round(60 * Math.abs(a.number ?? 0) / top)}px`;
+    }
+    const note = document.createElement("p");
+    note.textContent = `${d.kind} of each legal action${d.actions.length > 8 ? " (the best 8)" : ""}`;
+    box.replaceChildren(head, note, table);
   }
 
   function play(on) {
@@ -237,6 +262,14 @@ async function replayPage() {
     }, Number($("speed").value));
   }
 
+  $("branch").addEventListener("click", async () => {
+    try {
+      const made = await api(`/api/replays/${entry.id}/branch`, { step, seat: Number($("takeover").value) });
+      if (!made.notes.length) { location.href = made.url; return; }
+      const link = Object.assign(document.createElement("a"), { href: made.url, textContent: "your seat" });
+      $("branched").replaceChildren(`${made.notes.join("; ")}. Go to `, link);
+    } catch (error) { showError(error); }
+  });
   $("back").addEventListener("click", () => go(step - 1));
   $("forward").addEventListener("click", () => go(step + 1));
   $("playpause").addEventListener("click", () => play(!playing));
