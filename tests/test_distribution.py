@@ -70,6 +70,7 @@ def test_console_scripts_are_the_user_facing_commands():
         "fruit-envs-play": "fruit_envs.play:main",
         "fruit-envs-replay": "fruit_envs.replay:main",
         "fruit-envs-pictures": "fruit_envs.pictures:main",
+        "fruit-envs-web": "fruit_envs.web:main",
     }
 
 

@@ -255,3 +255,31 @@ def test_game_page_replay_is_drawn_readable(browser, game):
         assert not errors, f"console errors: {errors}"
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("game", [spec.id for spec in registered_games()])
+def test_game_page_replay_viewer_steps_through_every_perspective_from_disk(browser, game):
+    """Issue 58: each game page embeds the replay viewer on its shipped replay from static files (no server,
+    opened from disk), the referee's view and every seat's: another seat's view is another picture."""
+    page, errors = open_from_disk(browser, f"games/{game}.html")
+    try:
+        viewer = page.locator(f'.replay-viewer[data-replay="{game}"]')
+        assert viewer.count() == 1, f"{game}: no replay viewer"
+        views = viewer.locator("select option").evaluate_all("options => options.map(o => o.value)")
+        players = len(views) - 1
+        assert views == ["referee", *map(str, range(players))], views
+        viewer.focus()
+        page.keyboard.press("ArrowRight")
+        seen = set()
+        for view in views:
+            viewer.locator("select").select_option(view)
+            page.wait_for_function(
+                "box => { const img = box.querySelector('img'); return img.complete && img.naturalWidth > 0; }",
+                arg=viewer.element_handle(),
+            )
+            seen.add(viewer.locator("img").get_attribute("src"))
+            assert viewer.locator("li").count() >= 1, f"{game} {view}: no caption"
+        assert len(seen) == len(views), "each perspective shows its own picture"
+        assert "step" in viewer.inner_text() and not errors, errors
+    finally:
+        page.close()

@@ -337,3 +337,18 @@ def test_a_person_plays_a_game_and_watches_its_replay_in_chromium(server, page):
     page.goto(server + "/replay")
     page.wait_for_function("document.querySelector('#which').options.length >= 2")
     assert not problems, "\n".join(problems)
+
+
+def test_a_replay_exports_to_static_files_for_every_perspective(records, tmp_path, capsys):
+    from fruit_envs.web import export
+
+    out = export.export(records, tmp_path / "game", index=1, frames=4)
+    script = (out / "replay.js").read_text()
+    data = json.loads(script.split(" = ", 2)[-1].rstrip(";\n"))
+    assert script.startswith("window.FRUIT_REPLAYS") and data["perspectives"] == ["referee", "0", "1", "2"]
+    assert data["steps"][0] == 0 and data["steps"][-1] == data["last"] and len(data["steps"]) == 4
+    for view in data["perspectives"]:
+        assert all((out / name).read_bytes().startswith(b"\x89PNG") for name in data["pictures"][view])
+        assert len(data["captions"][view]) == 4
+    assert export.main([str(records), str(tmp_path / "x"), "--index", "5"]) == 2
+    assert "--index must be in 0..1" in capsys.readouterr().err

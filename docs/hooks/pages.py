@@ -24,6 +24,7 @@ DOCS = ROOT / "docs"
 REPLAYS = DOCS / "replays"
 REPLAY_SEED = 0
 REPLAY_FRAMES = 40  # at most this many frames in a replay GIF: small files, a quick page
+VIEWER_FRAMES = 16  # steps of each game page's replay viewer, each drawn from every perspective
 
 # The rulebook sections each game's "Play" paragraph follows (the rulebooks are not redistributed here;
 # tests/test_<game>_rules.py quote their sentences).
@@ -268,6 +269,15 @@ def game_page(spec) -> str:
         "game record beside it (`python docs/hooks/pages.py replays` redraws both); the picture by "
         "`python -m fruit_envs.pictures`.",
         "",
+        "## Step through it, from any seat",
+        "",
+        f'<div class="replay-viewer" data-replay="{spec.id}" data-base="../replays/viewer/{spec.id}/"></div>',
+        f'<script src="../replays/viewer/{spec.id}/replay.js"></script>',
+        "",
+        f"The same game, {VIEWER_FRAMES} of its steps: from the referee's view or any seat's, what that seat knew "
+        f"then (`python -m fruit_envs.web.export docs/replays/{spec.id}.jsonl OUT` makes these files; "
+        "`fruit-envs-web` opens any record in the full viewer, every step).",
+        "",
         "## At a glance",
         "",
         "| | |",
@@ -321,6 +331,13 @@ def on_files(files, config):
     generated = {"index.md": home_page(), "changelog.md": (ROOT / "CHANGELOG.md").read_text()}
     for spec in registered():
         generated[f"games/{spec.id}.md"] = game_page(spec)
+    for spec in registered():  # each game page's replay viewer: pictures from every perspective, no server
+        from fruit_envs.core.record import read_records
+        from fruit_envs.web.export import frames_of, replay_script
+
+        data, pictures = frames_of(read_records(REPLAYS / f"{spec.id}.jsonl")[0], frames=VIEWER_FRAMES)
+        generated[f"replays/viewer/{spec.id}/replay.js"] = replay_script(spec.id, data)
+        generated.update({f"replays/viewer/{spec.id}/{name}": png for name, png in pictures.items()})
     for path, content in generated.items():
         files.append(File.generated(config, path, content=content))
     return files
