@@ -4,9 +4,11 @@ a real browser (headless Chromium, driven by Playwright as the documentation sit
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from fruit_envs.core.spec import get_spec  # noqa: E402
 from fruit_envs.web.app import create_app  # noqa: E402
 from fruit_envs.web.sessions import Games, WebError, WebGame  # noqa: E402
 
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "site" / "_screenshots"  # beside the site's, for people
 HIDDEN_GAMES = [("cherry_picking", 3), ("fruit_picking", 2), ("quickity_pickity", 2), ("juicy_fruits", 2)]
 
 
@@ -152,6 +155,18 @@ def records(tmp_path):
     return path
 
 
+def test_the_viewer_sends_pythons_view_for_the_chosen_seat_at_every_step(records):
+    client = TestClient(create_app([records]))
+    listed = client.get("/api/replays").json()["replays"][0]
+    states = client.app.state.replays.get(listed["id"]).replay.states
+    for t, state in enumerate(states):
+        for seat in (None, 0, 1, 2):
+            query = f"step={t}&seat={'referee' if seat is None else seat}"
+            frame = client.get(f"/api/replays/{listed['id']}/frame?{query}").json()
+            assert frame["view"] == json.loads(fpicture.dumps(fpicture.view(state, 0, seat))), (t, seat)
+            assert frame["text"] == fpicture.text(state, 0, seat, labels=["greedy", "random", "random"])
+
+
 def test_the_replay_viewer_shows_each_seat_what_it_knew_then(records):
     client = TestClient(create_app([records]))
     listed = client.get("/api/replays").json()["replays"]
@@ -242,6 +257,12 @@ def test_the_command_line_refuses_bad_input_clearly(tmp_path, capsys):
 @pytest.fixture
 def server(records):
     """The app on 127.0.0.1, a free port, in a thread; stopped after the test."""
+    with serving(create_app([records])) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(app):
     import socket
 
     import uvicorn
@@ -249,17 +270,18 @@ def server(records):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app([records]), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
+    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
     for _ in range(200):
         if running.started:
             break
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -352,3 +374,119 @@ def test_a_replay_exports_to_static_files_for_every_perspective(records, tmp_pat
         assert len(data["captions"][view]) == 4
     assert export.main([str(records), str(tmp_path / "x"), "--index", "5"]) == 2
     assert "--index must be in 0..1" in capsys.readouterr().err
+
+
+GAMES_VS_GREEDY = [("cherry_picking", 2), ("fruit_picking", 2), ("quickity_pickity", 2), ("juicy_fruits", 2)]
+GAMES_VS_GREEDY += [("juicy_fruits_solo", 1)]  # the score attack: the person alone
+
+
+@pytest.mark.parametrize("game,players", GAMES_VS_GREEDY, ids=[g for g, _ in GAMES_VS_GREEDY])
+def test_a_person_plays_a_whole_game_against_greedy_by_clicking(server, page, game, players):
+    """Every game in Chromium: the seat's page shows a picture and its legal actions, a click on one plays it,
+    greedy answers, and the game ends with the scores and a record to save."""
+    import httpx
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page, problems = page
+    seats = ["human", *["greedy"] * (players - 1)]
+    made = httpx.post(f"{server}/api/games", json={"game": game, "players": players, "seats": seats, "seed": 7})
+    page.goto(server + made.json()["seats"][0]["url"] + "?delay=0")
+    clicks = 0
+    for _ in range(2000):
+        page.wait_for_function(
+            "document.querySelector('#actions button') || !document.querySelector('#end').hidden", timeout=20000
+        )
+        if page.is_visible("#end"):
+            break
+        buttons = page.locator("#actions button")
+        count = buttons.count()
+        if count == 0:  # redrawn between the wait and now: look again
+            continue
+        try:  # not always the first: other moves get played too
+            buttons.nth(clicks % count).click(timeout=3000)
+        except PlaywrightTimeout:  # the button went with a redraw: look again
+            continue
+        clicks += 1
+    assert page.is_visible("#end") and clicks > 0, f"{game}: the game did not end"
+    assert "·" in page.text_content("#result") and page.get_attribute("#save", "href").endswith("record.jsonl")
+    page.wait_for_function(
+        "document.querySelector('#picture').complete && document.querySelector('#picture').naturalWidth > 0"
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"web_{game}.png"))
+    assert not problems, "\n".join(problems)
+
+
+def test_fifty_games_at_once_through_the_api_on_loopback():
+    """A bounded load test: 50 games played at the same time by a script (a person's seat against greedy,
+    Cherry Picking), no error; once they end and are dropped, the server holds none of them."""
+    import concurrent.futures
+    import gc
+
+    import httpx
+
+    from fruit_envs.web.sessions import ReplayEntry
+
+    def alive() -> int:
+        gc.collect()
+        return sum(type(o) in (WebGame, ReplayEntry) for o in gc.get_objects())
+
+    app, baseline = create_app(idle=1.0), alive()
+
+    def one(k: int) -> int:
+        with httpx.Client(base_url=server, timeout=60) as client:
+            made = client.post(
+                "/api/games", json={"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"], "seed": k}
+            )
+            made.raise_for_status()
+            path = "/api" + made.json()["seats"][0]["url"].replace("/play/", "/games/", 1)
+            for _ in range(1000):
+                shown = client.get(path).json()
+                if shown["done"]:
+                    return shown["step"]
+                if shown["waiting_for_agent"]:
+                    client.post(path + "/advance", json={}).raise_for_status()
+                else:
+                    client.post(
+                        path + "/move", json={"action": shown["legal"][k % len(shown["legal"])]["action"]}
+                    ).raise_for_status()
+        raise AssertionError(f"game {k} did not end")
+
+    with serving(app) as server, concurrent.futures.ThreadPoolExecutor(50) as pool:
+        steps = list(pool.map(one, range(50)))
+        assert len(steps) == 50 and min(steps) > 0
+        time.sleep(1.5)  # past the idle time: finished and abandoned games go, with their replays
+        assert httpx.get(server + "/api/replays").status_code == 200
+        assert len(app.state.games) == 0 and len(app.state.replays.all()) == 0
+    assert alive() == baseline, "every game and replay of the load test was freed"
+
+
+def test_one_command_starts_the_server_with_a_game_against_an_agent(tmp_path):
+    """The README's command: `fruit-envs-web --game G --against AGENT` prints the seat's link on loopback."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    from fruit_envs.web import main
+
+    assert main(["--game", "chess", "--no-browser"]) == 2
+    command = [sys.executable, "-m", "fruit_envs.web", "--game", "cherry_picking", "--against", "greedy"]
+    server = subprocess.Popen(
+        [*command, "--port", "0", "--no-browser"], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    try:
+        lines = [server.stdout.readline() for _ in range(2)]
+        link = lines[1].removeprefix("open: ").strip()
+        assert link.startswith("http://127.0.0.1:") and "/play/" in link, lines
+        api = link.replace("/play/", "/api/games/", 1)
+        for _ in range(100):
+            try:
+                shown = httpx.get(api).json()
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert shown["labels"] == ["human", "greedy"] and shown["seat"] == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

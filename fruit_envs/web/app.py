@@ -32,7 +32,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlette:
     """The app, with the games of the `records` files in its replay viewer; games idle `idle` s are dropped."""
-    games, replays = Games(idle), Replays()
+    games, replays = Games(idle), Replays(idle)
     for path in records:
         replays.add_file(path)
 
@@ -75,7 +75,8 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlett
         return JSONResponse(await _locked(game, game.snapshot, seat))
 
     async def picture(request: Request, game: WebGame, seat: int) -> Response:
-        png = await _locked(game, game.picture, seat)
+        state = await _locked(game, lambda: game.state)  # states are never changed in place: draw it unlocked
+        png = await asyncio.to_thread(game.picture, seat, state)
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     async def move(request: Request, game: WebGame, seat: int) -> Response:
@@ -109,16 +110,14 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlett
         return Response(text, media_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
 
-    replayed: dict[str, str] = {}  # a finished game's id -> its replay's id
-
     def _remember(game: WebGame) -> None:
-        if game.done and game.id not in replayed:
-            replayed[game.id] = replays.add_game(game).id
+        if game.done and game.replay_id is None:
+            game.replay_id = replays.add_game(game).id
 
     async def replay_of_game(request: Request, game: WebGame, seat: int) -> Response:
-        if game.id not in replayed:
+        if game.replay_id is None:
             raise WebError("the replay opens once the game is over", 409)
-        return JSONResponse({"replay": replayed[game.id]})
+        return JSONResponse({"replay": game.replay_id})
 
     async def replay_list(request: Request) -> Response:
         return JSONResponse({"replays": [e.summary() for e in replays.all() if e.source != "played here"]})

@@ -76,6 +76,7 @@ class WebGame:
     tokens: list[str]  # each seat's secret: its page's link
     start_position: dict | None = None  # the record's hand-set start, for a game branched from one
     meta: dict = field(default_factory=dict)  # kept in its record (where it was branched from)
+    replay_id: str | None = None  # its replay in the viewer, once it is over
     id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     actions: list[int] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)  # who took each action
@@ -198,9 +199,11 @@ class WebGame:
         }
         return shown
 
-    def picture(self, seat: int) -> bytes:
-        """A PNG of seat `seat`'s view (the game's picture module, as `python -m fruit_envs.play --picture`)."""
-        return _png(fpicture.picture(self.state, 0, seat, labels=self._others(seat)))
+    def picture(self, seat: int, state=None) -> bytes:
+        """A PNG of seat `seat`'s view of `state` (default: now), drawn by the game's picture module as
+        `python -m fruit_envs.play --picture` draws it."""
+        state = self.state if state is None else state
+        return _png(fpicture.picture(state, 0, seat, labels=self._others(seat)))
 
     def told(self, seat: int | None) -> list[str]:
         """What `seat` saw of the latest decisions (None: everything), oldest first."""
@@ -313,7 +316,7 @@ def _png(frame: np.ndarray) -> bytes:
     from PIL import Image
 
     buffer = io.BytesIO()
-    Image.fromarray(frame).save(buffer, format="PNG")
+    Image.fromarray(frame).save(buffer, format="PNG", compress_level=1)  # fast to make: pictures are sent once
     return buffer.getvalue()
 
 
@@ -353,12 +356,14 @@ class Games:
 
 @dataclass
 class ReplayEntry:
-    """One game of a record file the user named, replayed for the viewer."""
+    """One game of a record file the user named (or played here: `played`), replayed for the viewer."""
 
     id: str
     source: str
     index: int
     replay: frecord.Replay
+    played: bool = False
+    touched: float = field(default_factory=time.monotonic)
     _agents: dict = field(default_factory=dict, repr=False)  # the recorded agents, built for `insight`
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -432,9 +437,11 @@ class ReplayEntry:
 
 class Replays:
     """The replays the viewer may open: the games of the record files named on the command line, and the
-    finished games played here. Nothing else is read from disk."""
+    finished games played here (dropped, as games are, after `idle` seconds unopened). Nothing else is read
+    from disk."""
 
-    def __init__(self):
+    def __init__(self, idle: float = 3600.0):
+        self.idle = idle
         self._entries: dict[str, ReplayEntry] = {}
         self._lock = threading.Lock()
 
@@ -449,7 +456,7 @@ class Replays:
         return added
 
     def add_game(self, game: WebGame) -> ReplayEntry:
-        return self._add(ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay()))
+        return self._add(ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay(), played=True))
 
     def _add(self, entry: ReplayEntry) -> ReplayEntry:
         with self._lock:
@@ -458,11 +465,19 @@ class Replays:
 
     def get(self, replay_id: str) -> ReplayEntry:
         with self._lock:
+            self._sweep()
             entry = self._entries.get(str(replay_id))
-        if entry is None:
-            raise WebError("no such replay", 404)
-        return entry
+            if entry is None:
+                raise WebError("no such replay", 404)
+            entry.touched = time.monotonic()
+            return entry
 
     def all(self) -> list[ReplayEntry]:
         with self._lock:
+            self._sweep()
             return list(self._entries.values())
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, e in self._entries.items() if e.played and now - e.touched > self.idle]:
+            del self._entries[key]

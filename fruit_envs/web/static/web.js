@@ -6,6 +6,7 @@ const $ = (id) => document.getElementById(id);
 // an agent's move shows after this pause (`?delay=MS` on a seat's link changes it)
 const AGENT_DELAY_MS = Number(new URLSearchParams(location.search).get("delay") ?? 600);
 const POLL_MS = 1000; // a seat's page asks for news this often while others decide
+const PREFETCH = 4; // the viewer asks for the next steps' pictures ahead, so stepping and playing do not wait
 
 async function api(path, body) {
   const options = body === undefined ? {} : {
@@ -110,7 +111,8 @@ async function playPage() {
     document.title = `${s.name}: seat ${s.seat}`;
     $("title").textContent = `${s.name} · seat ${s.seat} (${s.labels[s.seat]})`;
     if (s.step !== shown) {
-      $("picture").src = `${base}/picture.png?step=${s.step}`;
+      // with no pause between agents' moves, the table is drawn when the person is next asked
+      if (AGENT_DELAY_MS > 0 || !s.waiting_for_agent) $("picture").src = `${base}/picture.png?step=${s.step}`;
       $("text").textContent = s.text;
       $("told").replaceChildren(...s.told.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
       $("told").scrollTop = $("told").scrollHeight;
@@ -224,6 +226,9 @@ async function replayPage() {
       $("caption").replaceChildren(...frame.caption.map((l) => Object.assign(document.createElement("li"), { textContent: l })));
       $("stepinfo").textContent = `step ${step} of ${entry.steps}`;
       drawDecision(frame.decision);
+      for (let ahead = 1; ahead <= PREFETCH && step + ahead <= entry.steps; ahead++) {
+        new Image().src = `/api/replays/${entry.id}/picture.png?step=${step + ahead}&seat=${seat()}`; // cached
+      }
       showError(null);
     } catch (error) { showError(error); }
   }
