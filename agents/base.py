@@ -29,6 +29,34 @@ def argmax_legal(scores: np.ndarray, mask: np.ndarray, rng: np.random.Generator)
     return np.argmax(noisy, axis=1).astype(np.int64)
 
 
+def explain(agent, state, seat: int, seed: int = 0, acted: bool = False) -> dict | None:
+    """Why `agent` decides as it does in game 0 of `state` at `seat`, as a game record's `decisions` item
+    (`fruit_envs.core.record`), best first: a PPO policy's probability of each legal action and its value
+    estimate, search's rollout value of each action it tried (`acted`: of the `act` it just made, else of a new
+    search seeded by `seed`), greedy's heuristic scores; None for an agent that says nothing (random)."""
+    from fruit_envs.core.spec import get_spec
+
+    rules = get_spec(state.GAME).rules
+    obs, mask = rules.observe(state, seat), rules.legal_mask(state, seat)
+    legal = np.flatnonzero(mask[0])
+    value = None
+    if hasattr(agent, "values") and hasattr(agent, "scores"):  # a PPO policy: softmax over the legal logits
+        logits = np.asarray(agent.scores(obs, mask))[0, legal]
+        weights = np.exp(logits - logits.max())
+        numbers, kind, value = weights / weights.sum(), "probability", float(agent.values(obs)[0])
+    elif getattr(agent, "needs_state", False) and hasattr(agent, "last_values"):
+        if not acted:
+            agent.act(obs, mask, np.random.default_rng(seed), state=state.copy(), seats=np.array([seat]))
+        numbers, kind = agent.last_values[0, legal], "rollout value"
+    elif hasattr(agent, "scores"):
+        numbers, kind = np.asarray(agent.scores(obs, mask))[0, legal], "heuristic score"
+    else:
+        return None
+    rows = [[int(a), round(float(x), 4) if np.isfinite(x) else None] for a, x in zip(legal, numbers, strict=True)]
+    rows.sort(key=lambda row: -np.inf if row[1] is None else -row[1])
+    return {"kind": kind, "value": value, "actions": rows}
+
+
 def state_kwargs(agent, state, seats, games=None) -> dict:
     """Extra `act` arguments of an agent that sets `needs_state` (search): the batch of games it decides
     (`state`, or its games at index `games`) and the seat to move in each; `{}` for any other agent."""

@@ -35,6 +35,7 @@ import numpy as np
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs._cli import non_negative_int, positive_int, prog
 from fruit_envs.agents import AGENT_HELP
+from fruit_envs.agents.base import explain
 from fruit_envs.core import narration, validate
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
@@ -117,6 +118,7 @@ class Session:
         self.rng, self.stdin, self.out, self.picture = rng, stdin, out, picture
         self.state = self.rules.init(config, np.array([key], dtype=np.uint64))
         self.actions: list[int] = []
+        self.decisions: list[dict | None] = []  # per action, why its agent chose it (None: the person's)
         self.history: list[tuple] = []  # (state, len(actions), action, hidden) before each of the person's decisions
         self.undos = 0
         self.hidden: list[tuple[int, int]] = []  # (seat, action) chosen in the simultaneous round in progress
@@ -156,7 +158,7 @@ class Session:
         """Whether the decision now due is part of a simultaneous round (hidden until it ends)."""
         return bool(self.hidden) or int(self.rules.acting(self.state)[0].sum()) > 1
 
-    def apply(self, action: int) -> str:
+    def apply(self, action: int, decision: dict | None = None) -> str:
         """Apply the decision of the seat to move; returns the round's choices when a simultaneous
         round ends with it ("revealed - ..."), else "". What the decision did, as the person's seat may
         know it, is kept in `told` (`tell` prints it)."""
@@ -167,6 +169,7 @@ class Session:
             self.hidden.append((mover, int(action)))
         self.state, _ = self.rules.step(before, np.array([action]))
         self.actions.append(int(action))
+        self.decisions.append(decision)
         names = [self.name(k) for k in range(self.config.num_players)]
         self.told = narration.narrate(before, self.state, action, 0, self.seat, names)
         if not (self.hidden and self._round_over(before, acting, mover)):
@@ -211,7 +214,7 @@ class Session:
         action = int(np.asarray(agent.act(obs, mask, self.rng, **extra))[0])
         if not mask[0, action]:
             raise RuntimeError(f"agent {self.labels[mover]} chose an illegal action {action}")
-        revealed = self.apply(action)
+        revealed = self.apply(action, explain(agent, self.state, mover, acted=True))
         if hidden:
             self.say(f"{self.name(mover)} has chosen" + ("" if revealed else " (hidden until the reveal)"))
         else:
@@ -257,6 +260,7 @@ class Session:
                 self.state, length, action, self.hidden = self.history.pop()
                 undone = len(self.actions) - length
                 del self.actions[length:]
+                del self.decisions[length:]
                 self.undos += 1
                 self.say(
                     f"undone: your '{self.rules.action_to_string(self.config, action)}'"
@@ -303,6 +307,7 @@ class Session:
             players=self.labels,
             source="play",
             meta={"human_seat": self.seat, "undos": self.undos, **source_meta},
+            decisions=self.decisions if any(d is not None for d in self.decisions) else None,
         )
 
 

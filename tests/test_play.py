@@ -374,3 +374,14 @@ def test_rules_help_inside_play(game):
     assert code == 1 and out.count("the rules in brief:") == 2 and narration.wrap(text) in out
     assert text.startswith("Play: ") and re.search(r"scor|win", text, re.IGNORECASE), text
     assert "not one of the actions listed" not in out and "rules, ?" in play.HELP
+
+
+def test_the_record_keeps_why_each_agent_moved(tmp_path):
+    """Issue 58: `play --record` keeps the agents' reasons (greedy's scores), None for the person's moves."""
+    record = tmp_path / "plays.jsonl"
+    argv = ["--game", "cherry_picking", "--opponents", "greedy", "--seed", "3", "--seat", "1", "--record", str(record)]
+    code, _ = run_play(argv, "1\n1\n1\nq\n")
+    (saved,) = frecord.read_records(record)
+    assert saved.decisions is not None and len(saved.decisions) == len(saved.actions)
+    kinds = [None if d is None else d["kind"] for d in saved.decisions]
+    assert "heuristic score" in kinds and None in kinds

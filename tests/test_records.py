@@ -449,3 +449,27 @@ def test_a_picture_of_an_agents_game_draws_the_first_match_or_the_chosen_one(sea
     assert "2 games match; drawing the first, #0" in out and out.count("#1 Cherry Picking") == 0 and png.is_file()
     assert replay_cli.main([str(seated_records), "--agent", "random", "--index", "1", "--png", str(png)]) == 0
     assert "#1 Cherry Picking" in capsys.readouterr().out
+
+
+def test_decisions_are_an_optional_versioned_field_checked_on_reading(one_record):
+    """Issue 58: a record may keep why each agent chose its action; an unknown version is ignored, a malformed
+    item is refused naming it, and the game replays the same either way."""
+    d = json.loads(one_record.read_text())
+    n = len(d["actions"])
+    item = {"kind": "probability", "value": 0.25, "actions": [[d["actions"][0], 0.9], [0, None]]}
+    d["decisions"] = {"version": 1, "items": [item] + [None] * (n - 1)}
+    kept = frecord.GameRecord.from_dict(d)
+    assert kept.decisions[0] == item and frecord.GameRecord.from_dict(kept.to_dict()) == kept
+    assert (
+        frecord.replay(kept).outcome
+        == frecord.replay(frecord.GameRecord.from_dict(json.loads(one_record.read_text()))).outcome
+    )
+    assert frecord.GameRecord.from_dict({**d, "decisions": {"version": 2, "items": "new"}}).decisions is None
+    for bad, message in [
+        ({"version": 1, "items": [None]}, f"one per action, {n} in all"),
+        ({"version": 1, "items": [{"kind": "vibes", "value": None, "actions": []}] + [None] * (n - 1)}, "item 0"),
+        ({"version": 1, "items": [{"kind": "probability", "value": "x", "actions": []}] + [None] * (n - 1)}, "item 0"),
+        ([1, 2], "decisions must be"),
+    ]:
+        with pytest.raises(frecord.RecordError, match=re.escape(message)):
+            frecord.GameRecord.from_dict({**d, "decisions": bad})

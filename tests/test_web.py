@@ -431,7 +431,7 @@ def test_fifty_games_at_once_through_the_api_on_loopback():
         gc.collect()
         return sum(type(o) in (WebGame, ReplayEntry) for o in gc.get_objects())
 
-    app, baseline = create_app(idle=1.0), alive()
+    app, baseline = create_app(), alive()
 
     def one(k: int) -> int:
         with httpx.Client(base_url=server, timeout=60) as client:
@@ -455,7 +455,8 @@ def test_fifty_games_at_once_through_the_api_on_loopback():
     with serving(app) as server, concurrent.futures.ThreadPoolExecutor(50) as pool:
         steps = list(pool.map(one, range(50)))
         assert len(steps) == 50 and min(steps) > 0
-        time.sleep(1.5)  # past the idle time: finished and abandoned games go, with their replays
+        app.state.games.idle = app.state.replays.idle = 0.5  # a short idle time now that every game is over
+        time.sleep(1.0)  # past it: finished and abandoned games go, with their replays
         assert httpx.get(server + "/api/replays").status_code == 200
         assert len(app.state.games) == 0 and len(app.state.replays.all()) == 0
     assert alive() == baseline, "every game and replay of the load test was freed"
@@ -490,3 +491,30 @@ def test_one_command_starts_the_server_with_a_game_against_an_agent(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_a_saved_web_game_keeps_why_each_agent_moved_and_the_viewer_shows_it_as_decided():
+    client = TestClient(create_app())
+    made = started(client, "cherry_picking", 2, ["human", "search:rollouts=4,depth=2"])
+    path = seat_path(made["seats"][0]["url"])
+    for _ in range(600):
+        shown = client.get(path).json()
+        if shown["done"]:
+            break
+        if shown["waiting_for_agent"]:
+            client.post(path + "/advance", json={})
+        else:
+            client.post(path + "/move", json={"action": shown["legal"][0]["action"]})
+    record = frecord.GameRecord.from_dict(json.loads(client.get(path + "/record.jsonl").text))
+    game = client.app.state.games.get(made["id"])
+    assert len(record.decisions) == len(record.actions)
+    for t, (seat, item) in enumerate(zip(game.seats, record.decisions, strict=True)):
+        assert (item is None) == (seat == 0), t  # the person says nothing; search gives its values
+        if item is not None:
+            assert item["kind"] == "rollout value" and record.actions[t] in [a for a, _ in item["actions"]]
+    replay_id = client.get(path + "/replay").json()["replay"]
+    t = next(t for t, seat in enumerate(game.seats) if seat == 1 and record.decisions[t]["actions"][0][1] is not None)
+    shown = client.get(f"/api/replays/{replay_id}/frame?step={t}&seat=referee").json()["decision"]
+    assert (
+        shown["recorded"] and [[a["action"], a["number"]] for a in shown["actions"]] == record.decisions[t]["actions"]
+    )

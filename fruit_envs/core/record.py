@@ -13,6 +13,12 @@ hash of the final `describe()`, so a replay proves it reached the very same end,
 scores. A game that ended by an illegal action records it under `outcome.illegal` (`{"seats": [...],
 "actions": [...]}`, not applied; the offenders lose, everyone else wins).
 
+Optional `decisions` (issue 58): why each agent decided as it did, where the agent says,
+`{"version": 1, "items": [...]}` with one item per action: null (a person, or an agent that says nothing) or
+`{"kind": "probability" | "rollout value" | "heuristic score", "value": the agent's value estimate or null,
+"actions": [[action, number or null], ...]}` over the legal actions. A reader that does not know the version
+ignores the field; the game replays the same either way.
+
 A record replays only with the rules version that made it (`rules_version` = the game's
 `SPEC.version`, the `_v0` of its environment name); another version is refused with a clear message.
 """
@@ -34,6 +40,8 @@ from fruit_envs.core.spec import GameSpec, game_winners, get_spec
 
 FORMAT = "fruit_envs.record"
 FORMAT_VERSION = 1
+DECISIONS_VERSION = 1  # of the optional `decisions` field
+DECISION_KINDS = ("probability", "rollout value", "heuristic score")
 
 
 class RecordError(ValueError):
@@ -55,6 +63,7 @@ class GameRecord:
     players: list[str] | None = None  # who sat where (agent labels), when known
     outcome: dict | None = None  # None: the game was not finished
     meta: dict = field(default_factory=dict)
+    decisions: list | None = None  # per action, why its agent chose it (None where unknown); see the module
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {
@@ -73,6 +82,8 @@ class GameRecord:
             d["players"] = list(self.players)
         d["outcome"] = self.outcome
         d["meta"] = self.meta
+        if self.decisions is not None:
+            d["decisions"] = {"version": DECISIONS_VERSION, "items": self.decisions}
         return d
 
     def to_json(self) -> str:
@@ -100,6 +111,7 @@ class GameRecord:
             players=_players(d, where),
             outcome=_outcome(d, where),
             meta=_field(d, "meta", dict, where, optional=True) or {},
+            decisions=_decisions(d, where),
         )
 
     @property
@@ -166,6 +178,41 @@ def _players(d: dict, where: str) -> list[str] | None:
     if players is not None and not all(isinstance(p, str) for p in players):
         raise RecordError(f"{where}: players must be a list of agent labels (strings), got {players!r}")
     return players
+
+
+def _decisions(d: dict, where: str) -> list | None:
+    """`decisions`: None if absent or of a version this reader does not know; otherwise one item per action,
+    each null or `{"kind", "value", "actions": [[action, number or null], ...]}`."""
+    raw = d.get("decisions")
+    if raw is None or (isinstance(raw, dict) and validate.is_int(raw.get("version")) and raw["version"] > 1):
+        return None
+    items = raw.get("items") if isinstance(raw, dict) and raw.get("version") == DECISIONS_VERSION else None
+    if not isinstance(items, list) or len(items) != len(d["actions"]):
+        raise RecordError(
+            f'{where}: decisions must be {{"version": {DECISIONS_VERSION}, "items": [one per action, '
+            f"{len(d['actions'])} in all]}}, got {str(raw)[:200]}"
+        )
+    for t, item in enumerate(items):
+        if item is None:
+            continue
+        rows = item.get("actions") if isinstance(item, dict) else None
+        good = (
+            isinstance(item, dict)
+            and item.get("kind") in DECISION_KINDS
+            and (item.get("value") is None or isinstance(item["value"], (int, float)))
+            and isinstance(rows, list)
+            and all(
+                isinstance(r, list) and len(r) == 2 and validate.is_int(r[0])
+                and (r[1] is None or isinstance(r[1], (int, float)))
+                for r in rows
+            )
+        )  # fmt: skip
+        if not good:
+            raise RecordError(
+                f"{where}: decisions item {t} must be null or {{'kind': one of {list(DECISION_KINDS)}, 'value': a "
+                f"number or null, 'actions': [[action, number or null], ...]}}, got {str(item)[:200]}"
+            )
+    return items
 
 
 def _outcome(d: dict, where: str) -> dict | None:
@@ -423,8 +470,10 @@ def record_from_states(
     source: str = "",
     meta: dict | None = None,
     illegal: dict | None = None,
+    decisions: list | None = None,
 ) -> GameRecord:
-    """A record of one game from its start (`key` or `start`), actions and the final batch state."""
+    """A record of one game from its start (`key` or `start`), actions and the final batch state (with
+    `decisions`, one item per action: why its agent chose it, see the module)."""
     finished = bool(final_state.done[i]) or illegal is not None
     return GameRecord(
         game=spec.id,
@@ -436,6 +485,7 @@ def record_from_states(
         players=players,
         outcome=outcome_of(final_state, i, illegal) if finished else None,
         meta=_meta(source, meta),
+        decisions=decisions,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from fruit_envs.agents.base import explain
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
@@ -77,6 +78,7 @@ class WebGame:
     start_position: dict | None = None  # the record's hand-set start, for a game branched from one
     meta: dict = field(default_factory=dict)  # kept in its record (where it was branched from)
     replay_id: str | None = None  # its replay in the viewer, once it is over
+    decisions: list = field(default_factory=list)  # per action, why its agent chose it (None: a person's)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     actions: list[int] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)  # who took each action
@@ -155,8 +157,8 @@ class WebGame:
         game = cls(spec, config, key, key % 2**63, labels, agents, [secrets.token_urlsafe(16) for _ in range(p)],
                    states=[entry.replay.states[0]], start_position=record.start)  # fmt: skip
         game.meta = {"branched_from": {"source": entry.source, "game": entry.index, "step": step}}
-        for action in record.actions[:step]:
-            game._apply(int(action))
+        for t, action in enumerate(record.actions[:step]):
+            game._apply(int(action), record.decisions[t] if record.decisions else None)
         return game, notes
 
     # --- what a seat is sent -----------------------------------------------------------------------
@@ -249,12 +251,13 @@ class WebGame:
         action = int(np.asarray(agent.act(obs, mask, rng, **extra))[0])
         if not mask[0, action]:
             raise RuntimeError(f"agent {self.labels[mover]} chose an illegal action {action}")
-        self._apply(action)
+        self._apply(action, explain(agent, state, mover, acted=True))
         return True
 
-    def _apply(self, action: int) -> None:
+    def _apply(self, action: int, decision: dict | None = None) -> None:
         from fruit_envs.replay import caption
 
+        self.decisions.append(decision)
         state, _ = self.spec.rules.step(self.state, np.array([action]))
         self.seats.append(self._to_move())
         self.actions.append(int(action))
@@ -274,6 +277,7 @@ class WebGame:
             self.spec, self.config, self.actions, self.state,
             key=None if self.start_position is not None else self.key, start=self.start_position,
             players=self.labels, source="web", meta={"human_seats": humans, "seed": self.seed, **self.meta},
+            decisions=self.decisions if any(d is not None for d in self.decisions) else None,
         )  # fmt: skip
 
     def replay(self) -> frecord.Replay:
@@ -282,32 +286,11 @@ class WebGame:
         return frecord.Replay(self.record(), self.states, self.seats, rewards, outcome)
 
 
-def insight(agent: Any, state, seat: int, names: tuple[str, ...], seed: int = 0) -> dict | None:
-    """Why `agent` would decide as it does at `state` in `seat`, for the viewer: a PPO policy's probabilities
-    over the legal actions and its value, search's rollout value of each action it tried, greedy's heuristic
-    scores; None for an agent that offers nothing. It reads what the agent reads (search the true state), so
-    the viewer shows it from the referee's or the mover's own perspective only."""
-    spec = get_spec(state.GAME)
-    rules = spec.rules
-    obs, mask = rules.observe(state, seat), rules.legal_mask(state, seat)
-    legal = np.flatnonzero(mask[0])
-    if hasattr(agent, "values") and hasattr(agent, "scores"):  # a PPO policy: softmax over the legal logits
-        logits = agent.scores(obs, mask)[0, legal]
-        weights = np.exp(logits - logits.max())
-        numbers, kind, value = weights / weights.sum(), "probability", float(agent.values(obs)[0])
-    elif getattr(agent, "needs_state", False) and hasattr(agent, "last_values"):
-        agent.act(obs, mask, np.random.default_rng(seed), state=state.copy(), seats=np.array([seat]))
-        numbers, kind, value = agent.last_values[0, legal], "rollout value", None
-    elif hasattr(agent, "scores"):
-        numbers, kind, value = np.asarray(agent.scores(obs, mask))[0, legal], "heuristic score", None
-    else:
-        return None
-    ranked = sorted(
-        ({"action": int(a), "name": names[a], "number": None if np.isnan(x) else round(float(x), 4)}
-         for a, x in zip(legal, numbers, strict=True)),
-        key=lambda row: -np.inf if row["number"] is None else -row["number"],
-    )  # fmt: skip
-    return {"seat": seat, "kind": kind, "value": value, "actions": ranked}
+def named(item: dict, seat: int, names: tuple[str, ...], recorded: bool) -> dict:
+    """A record's `decisions` item as the viewer shows it: each action by name, whose seat, whether it was
+    recorded when the agent decided or recomputed now."""
+    rows = [{"action": a, "name": names[a], "number": x} for a, x in item["actions"]]
+    return {"seat": seat, "kind": item["kind"], "value": item["value"], "recorded": recorded, "actions": rows}
 
 
 def _png(frame: np.ndarray) -> bytes:
@@ -401,9 +384,9 @@ class ReplayEntry:
         }
 
     def insight(self, t: Any, seat: int | None) -> dict | None:
-        """The recorded agent's reasons for decision `t` (`insight`), rebuilt from its label; None where the
-        game is over, the label is no agent here, or `seat` is another seat than the mover's (it would show
-        what only the mover knew)."""
+        """Why decision `t` was made: as the record kept it (its `decisions`), else recomputed by the recorded
+        agent rebuilt from its label (`agents.base.explain`); None where the game is over, nothing can say, or
+        `seat` is another seat than the mover's (it would show what only the mover knew)."""
         from fruit_envs.agents import make_agent
 
         state = self._state(t)
@@ -415,6 +398,9 @@ class ReplayEntry:
         record = self.replay.record
         label = (record.players or [""] * (mover + 1))[mover] or ""
         spec = get_spec(record.game)
+        names = action_names(spec, state.config)
+        if record.decisions and record.decisions[t] is not None:
+            return named(record.decisions[t], mover, names, recorded=True)
         with self._lock:  # one request at a time asks an agent (search keeps its last values)
             if label not in self._agents:
                 try:
@@ -423,7 +409,8 @@ class ReplayEntry:
                     self._agents[label] = None
             if self._agents[label] is None:
                 return None
-            return insight(self._agents[label], state, mover, action_names(spec, state.config), seed=t)
+            item = explain(self._agents[label], state, mover, seed=t)
+            return None if item is None else named(item, mover, names, recorded=False)
 
     def picture(self, t: int, seat: int | None) -> bytes:
         labels = self.replay.record.players  # who sat where, drawn beside player_k

@@ -252,7 +252,8 @@ async function replayPage() {
       bar.style.width = `${Math.round(60 * Math.abs(a.number ?? 0) / top)}px`;
     }
     const note = document.createElement("p");
-    note.textContent = `${d.kind} of each legal action${d.actions.length > 8 ? " (the best 8)" : ""}`;
+    note.textContent = `${d.kind} of each legal action${d.actions.length > 8 ? " (the best 8)" : ""}, ` +
+      (d.recorded ? "as the agent gave them when it decided" : "recomputed now by the recorded agent");
     box.replaceChildren(head, note, table);
   }
 
