@@ -440,16 +440,18 @@ def test_fifty_games_at_once_through_the_api_on_loopback():
             )
             made.raise_for_status()
             path = "/api" + made.json()["seats"][0]["url"].replace("/play/", "/games/", 1)
+            shown = client.get(path).json()
             for _ in range(1000):
-                shown = client.get(path).json()
                 if shown["done"]:
                     return shown["step"]
                 if shown["waiting_for_agent"]:
-                    client.post(path + "/advance", json={}).raise_for_status()
+                    answer = client.post(path + "/advance", json={})
                 else:
-                    client.post(
+                    answer = client.post(
                         path + "/move", json={"action": shown["legal"][k % len(shown["legal"])]["action"]}
-                    ).raise_for_status()
+                    )
+                answer.raise_for_status()
+                shown = answer.json()  # a move's answer is the seat's new snapshot
         raise AssertionError(f"game {k} did not end")
 
     with serving(app) as server, concurrent.futures.ThreadPoolExecutor(50) as pool:
