@@ -520,3 +520,29 @@ def test_a_saved_web_game_keeps_why_each_agent_moved_and_the_viewer_shows_it_as_
     assert (
         shown["recorded"] and [[a["action"], a["number"]] for a in shown["actions"]] == record.decisions[t]["actions"]
     )
+
+
+def test_only_shipped_agents_are_built_from_a_record_or_for_a_reachable_server(tmp_path):
+    """A record may come from anywhere, and a server on another interface takes requests from anyone: neither
+    makes the app load a model file or import a module (here `os:getcwd`, a callable that would run)."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import play_games
+
+    spec = get_spec("cherry_picking")
+    config = spec.make_config(2)
+    path = tmp_path / "labels.jsonl"
+    agents = [make_agent("greedy", spec, config), make_agent("random", spec, config)]
+    play_games(spec, config, agents, np.array([[0, 1]]), seed=1, record_to=path, labels=["os:getcwd", "random"])
+    client = TestClient(create_app([path]))
+    listed = client.get("/api/replays").json()["replays"][0]
+    seats = client.app.state.replays.get(listed["id"]).replay.seats
+    t = seats.index(0)
+    assert client.get(f"/api/replays/{listed['id']}/frame?step={t}&seat=referee").json()["decision"] is None
+    made = client.post(f"/api/replays/{listed['id']}/branch", json={"step": 2, "seat": 1}).json()
+    assert made["notes"] == ["seat 0 (os:getcwd) is not a shipped agent: greedy plays it"]
+    reachable = TestClient(create_app(any_agent=False))
+    for seat, allowed in [("search:rollouts=4,depth=2", True), ("ppo-baseline@1", True), ("ppo:model.zip", False)]:
+        answer = reachable.post("/api/games", json={"game": "cherry_picking", "players": 2, "seats": ["human", seat]})
+        assert (answer.status_code == 200) == allowed, (seat, answer.text)
+        if not allowed:
+            assert "only the shipped agents" in answer.json()["error"]

@@ -15,7 +15,8 @@ the replay". The replay viewer steps through any game record the project writes 
 `tournament --record`, the benchmark's `failure.jsonl`, `eval_games.jsonl`) with a slider, play/pause,
 speed and arrow keys, from the referee's view or any seat's (what it knew then).
 
-The server binds 127.0.0.1 unless `--host` says otherwise. Pages and scripts come only from this package's
+The server binds 127.0.0.1 unless `--host` says otherwise (then pages may seat only the shipped agents, and
+the viewer never builds anything but those from a record's labels). Pages and scripts come only from this package's
 `static/` folder, records only from the files named on the command line; game and seat ids are random
 (`secrets`), and a game left alone for `--idle-minutes` is dropped. Needs the `web` extra:
 `pip install 'fruit-envs[web,render]'`.
@@ -63,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     from fruit_envs.core.record import RecordError
 
     try:
-        app = create_app(args.records, idle=args.idle_minutes * 60)
+        # reachable from other machines, pages may seat only the shipped agents (no one's file or module)
+        app = create_app(args.records, idle=args.idle_minutes * 60, any_agent=args.host in LOOPBACK)
     except (OSError, RecordError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

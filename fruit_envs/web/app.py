@@ -30,8 +30,9 @@ from fruit_envs.web.sessions import HUMAN, Games, Replays, WebError, WebGame, ca
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlette:
-    """The app, with the games of the `records` files in its replay viewer; games idle `idle` s are dropped."""
+def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: bool = True) -> Starlette:
+    """The app, with the games of the `records` files in its replay viewer; games idle `idle` s are dropped.
+    `any_agent` False: pages may seat only the shipped agents (a server other machines can reach)."""
     games, replays = Games(idle), Replays(idle)
     for path in records:
         replays.add_file(path)
@@ -52,7 +53,7 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0) -> Starlett
         body = await _body(request)
         game = await asyncio.to_thread(
             WebGame.start, body.get("game"), body.get("players"), body.get("seats"), body.get("seed", 0),
-            body.get("options"),
+            body.get("options"), any_agent,
         )  # fmt: skip
         games.add(game)
         seats = [

@@ -38,6 +38,17 @@ class WebError(ValueError):
         self.status = status
 
 
+SHIPPED = ("random", "greedy", "search", "ppo-baseline", "ppo-baseline-sample")
+
+
+def shipped_agent(label: str) -> bool:
+    """Whether `label` names an agent that ships with the package (`search:OPTIONS`, `ppo-baseline@N`
+    included): building it loads no one's file or module. The app builds only these from a record's labels
+    (a record may come from anywhere), and from a page when the server is reachable from other machines."""
+    text = label.strip()
+    return text in SHIPPED or text.startswith(("search:", "ppo-baseline@"))
+
+
 def catalogue() -> list[dict]:
     """Every registered game the start page offers: its player counts and options (with their choices)."""
     games = []
@@ -88,9 +99,12 @@ class WebGame:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
-    def start(cls, game: Any, players: Any, seats: Any, seed: Any = 0, options: Any = None) -> WebGame:
-        """A new game of `game` with `players` seats, `seats[k]` "human" or an agent name; bad input is a
-        `WebError` naming what was wrong and what is allowed."""
+    def start(
+        cls, game: Any, players: Any, seats: Any, seed: Any = 0, options: Any = None, any_agent: bool = True
+    ) -> WebGame:
+        """A new game of `game` with `players` seats, `seats[k]` "human" or an agent name (with `any_agent`
+        False, a shipped one only: `shipped_agent`); bad input is a `WebError` naming what was wrong and what
+        is allowed."""
         from fruit_envs.agents import make_agent
 
         if not isinstance(game, str):
@@ -116,6 +130,12 @@ class WebGame:
             if label == HUMAN:
                 agents.append(None)
                 continue
+            if not any_agent and not shipped_agent(label):
+                raise WebError(
+                    f"seat {k}: this server, reachable from other machines, plays only the shipped agents "
+                    f"({', '.join(SHIPPED)}, search:OPTIONS, ppo-baseline@N), not {label!r}; to play your own model "
+                    "or module, run fruit-envs-web on 127.0.0.1 (the default)"
+                )
             try:
                 agents.append(make_agent(label, spec, config))
             except (ValueError, ImportError, OSError) as error:
@@ -147,9 +167,11 @@ class WebGame:
                 agents.append(None)
                 continue
             try:
+                if not shipped_agent(label):  # a record's label loads nothing of anyone's
+                    raise ValueError(label)
                 agents.append(make_agent(label, spec, config))
             except (ValueError, ImportError, OSError):
-                notes.append(f"seat {k} ({label or 'unnamed'}) is not an agent here: greedy plays it")
+                notes.append(f"seat {k} ({label or 'unnamed'}) is not a shipped agent: greedy plays it")
                 label = "greedy"
                 agents.append(make_agent(label, spec, config))
             labels.append(label)
@@ -403,8 +425,8 @@ class ReplayEntry:
             return named(record.decisions[t], mover, names, recorded=True)
         with self._lock:  # one request at a time asks an agent (search keeps its last values)
             if label not in self._agents:
-                try:
-                    self._agents[label] = make_agent(label, spec, state.config)
+                try:  # a shipped agent only: the record may come from anywhere
+                    self._agents[label] = make_agent(label, spec, state.config) if shipped_agent(label) else None
                 except (ValueError, ImportError, OSError):
                     self._agents[label] = None
             if self._agents[label] is None:
