@@ -148,7 +148,7 @@ class WebGame:
     @classmethod
     def branch(cls, entry: ReplayEntry, step: Any, seat: Any) -> tuple[WebGame, list[str]]:
         """The replayed game at `step` with a person in `seat` and the recorded agents elsewhere, to play on
-        ("play from here"); a recorded label that is no agent here is played by greedy, said in the notes."""
+        ("play from here"); a recorded label that is not a shipped agent is played by greedy, said in the notes."""
         from fruit_envs.agents import make_agent
 
         record = entry.replay.record
