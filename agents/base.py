@@ -33,7 +33,15 @@ def explain(agent, state, seat: int, seed: int = 0, acted: bool = False) -> dict
     """Why `agent` decides as it does in game 0 of `state` at `seat`, as a game record's `decisions` item
     (`fruit_envs.core.record`), best first: a PPO policy's probability of each legal action and its value
     estimate, search's rollout value of each action it tried (`acted`: of the `act` it just made, else of a new
-    search seeded by `seed`), greedy's heuristic scores; None for an agent that says nothing (random)."""
+    search seeded by `seed`), greedy's heuristic scores; None for an agent that says nothing (random), or
+    whose `scores` / `values` fail: the reasons are an extra, never a reason for a game to stop."""
+    try:
+        return _explain(agent, state, seat, seed, acted)
+    except Exception:  # a user's agent with a `scores` attribute of its own meaning
+        return None
+
+
+def _explain(agent, state, seat: int, seed: int, acted: bool) -> dict | None:
     from fruit_envs.core.spec import get_spec
 
     rules = get_spec(state.GAME).rules

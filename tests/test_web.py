@@ -546,3 +546,18 @@ def test_only_shipped_agents_are_built_from_a_record_or_for_a_reachable_server(t
         assert (answer.status_code == 200) == allowed, (seat, answer.text)
         if not allowed:
             assert "only the shipped agents" in answer.json()["error"]
+
+
+def test_an_agent_whose_scores_mean_something_else_still_plays():
+    """`explain` is an extra: an agent with a `scores` attribute that is not ours gives no reasons, and plays."""
+    from fruit_envs.agents.base import explain
+
+    class Odd:
+        scores = [1, 2, 3]  # not a method
+
+        def act(self, obs, mask, rng):
+            return np.argmax(mask, axis=1)
+
+    spec = get_spec("cherry_picking")
+    state = spec.rules.init(spec.make_config(2), frng.keys_from_seed(0, 1))
+    assert explain(Odd(), state, 0) is None
