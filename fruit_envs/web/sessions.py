@@ -325,38 +325,56 @@ def _png(frame: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-class Games:
-    """The games in play, each dropped after `idle` seconds without a request (abandoned)."""
+class _Kept:
+    """Items by their `id`, each dropped `idle` seconds after it was last asked for (where `_expires` says it
+    may be): what the games in play and the replays share."""
+
+    missing = "no such item"  # the 404's message
 
     def __init__(self, idle: float = 3600.0):
         self.idle = idle
-        self._games: dict[str, WebGame] = {}
+        self._items: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def add(self, game: WebGame) -> WebGame:
+    def _add(self, item: Any) -> Any:
         with self._lock:
             self._sweep()
-            self._games[game.id] = game
-        return game
+            self._items[item.id] = item
+        return item
 
-    def get(self, game_id: str) -> WebGame:
+    def get(self, key: str) -> Any:
         with self._lock:
             self._sweep()
-            game = self._games.get(str(game_id))
-            if game is None:
-                raise WebError("no such game (it ended long ago, or was never started)", 404)
-            game.touched = time.monotonic()
-            return game
+            item = self._items.get(str(key))
+            if item is None:
+                raise WebError(self.missing, 404)
+            item.touched = time.monotonic()
+            return item
+
+    def all(self) -> list:
+        with self._lock:
+            self._sweep()
+            return list(self._items.values())
 
     def __len__(self) -> int:
-        with self._lock:
-            self._sweep()
-            return len(self._games)
+        return len(self.all())
+
+    def _expires(self, item: Any) -> bool:
+        return True
 
     def _sweep(self) -> None:
         now = time.monotonic()
-        for gid in [g for g, game in self._games.items() if now - game.touched > self.idle]:
-            del self._games[gid]
+        for key in [k for k, i in self._items.items() if self._expires(i) and now - i.touched > self.idle]:
+            del self._items[key]
+
+
+class Games(_Kept):
+    """The games in play, each dropped after `idle` seconds without a request (abandoned)."""
+
+    missing = "no such game (it ended long ago, or was never started)"
+
+    def add(self, game: WebGame) -> WebGame:
+        return self._add(game)
 
 
 @dataclass
@@ -444,15 +462,12 @@ class ReplayEntry:
         return self.replay.states[t]
 
 
-class Replays:
+class Replays(_Kept):
     """The replays the viewer may open: the games of the record files named on the command line, and the
     finished games played here (dropped, as games are, after `idle` seconds unopened). Nothing else is read
     from disk."""
 
-    def __init__(self, idle: float = 3600.0):
-        self.idle = idle
-        self._entries: dict[str, ReplayEntry] = {}
-        self._lock = threading.Lock()
+    missing = "no such replay"
 
     def add_file(self, path: str | Path) -> list[ReplayEntry]:
         """Every game of a JSONL record file (`play --record`, `tournament --record`, the benchmark's
@@ -467,26 +482,5 @@ class Replays:
     def add_game(self, game: WebGame) -> ReplayEntry:
         return self._add(ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay(), played=True))
 
-    def _add(self, entry: ReplayEntry) -> ReplayEntry:
-        with self._lock:
-            self._entries[entry.id] = entry
-        return entry
-
-    def get(self, replay_id: str) -> ReplayEntry:
-        with self._lock:
-            self._sweep()
-            entry = self._entries.get(str(replay_id))
-            if entry is None:
-                raise WebError("no such replay", 404)
-            entry.touched = time.monotonic()
-            return entry
-
-    def all(self) -> list[ReplayEntry]:
-        with self._lock:
-            self._sweep()
-            return list(self._entries.values())
-
-    def _sweep(self) -> None:
-        now = time.monotonic()
-        for key in [k for k, e in self._entries.items() if e.played and now - e.touched > self.idle]:
-            del self._entries[key]
+    def _expires(self, entry: ReplayEntry) -> bool:
+        return entry.played  # a file's games stay for as long as the app runs
