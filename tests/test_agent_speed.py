@@ -26,3 +26,15 @@ def test_bad_arguments_are_refused_by_name(capsys):
     assert "--jobs 'everything': choose from" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="neither a folder nor a revision"):
         agent_speed.checkout("no-such-revision-anywhere")
+
+
+def test_updating_the_docs_keeps_the_long_jobs_table_a_short_run_did_not_measure(tmp_path, monkeypatch):
+    page = tmp_path / "docs" / "performance.md"
+    page.parent.mkdir()
+    long_table = f"{agent_speed.LONG_HEADER}\n|---|---:|---:|---:|\n| benchmark standard suite, ppo-baseline | 567 | 143 | 4.0x |"
+    page.write_text(f"intro\n{agent_speed.DOCS_BEGIN}\nold table\n\n{long_table}\n\n{agent_speed.DOCS_END}\nafter\n")
+    monkeypatch.setattr(agent_speed, "ROOT", tmp_path)
+    agent_speed.update_docs("| new arena table |\n", "python -m fruit_envs.benchmarks.agent_speed --old 8a76e26")
+    text = page.read_text()
+    assert "| new arena table |" in text and long_table in text and "old table" not in text
+    assert "kept from an earlier run" in text and text.startswith("intro\n") and text.endswith("after\n")

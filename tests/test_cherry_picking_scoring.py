@@ -153,3 +153,27 @@ def test_wildcard_optimum_matches_brute_force(names):
         same = sum(max(10 * a + 20 * b for b in range(n // 5 + 1) for a in range((n - 5 * b) // 4 + 1)) for n in c)
         best = max(best, 10 * c.min() + same)
     assert score_piles(counts) == counts @ C.CARD_VALUE + best
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=6, max_size=6),
+    st.integers(0, C.N_WILDCARDS - 1),
+    st.sampled_from(["repeat", "once"]),
+)
+def test_one_pass_bonuses_equal_each_pile_scored_alone(fruit, wild, mode):
+    """`pile_bonuses` (what greedy prices every plant's card with) gives exactly the rules' bonus of the pile and
+    of the pile with one more fruit of each sort; one more wildcard is worth the best of those (a wildcard
+    "stands for exactly one fruit of any sort")."""
+    from fruit_envs.core.lazy import interpreted
+    from fruit_envs.games.cherry_picking import kernels
+    from fruit_envs.games.cherry_picking.rules import score_tables
+
+    twin, tables = interpreted(kernels), score_tables(mode)  # `inner` kernels are called from kernels only
+    counts, more = np.array(fruit, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    assert twin.pile_bonuses(counts, wild, *tables, more) == twin.pile_bonus(counts, wild, *tables)
+    for sort in range(6):
+        one_more = counts.copy()
+        one_more[sort] += 1
+        assert more[sort] == twin.pile_bonus(one_more, wild, *tables)
+    assert more.max() == twin.pile_bonus(counts, wild + 1, *tables)

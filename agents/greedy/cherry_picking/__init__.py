@@ -10,9 +10,7 @@ batch, `kernels.scores`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from fruit_envs.agents.greedy import KernelGreedy, columns, own_part
+from fruit_envs.agents.greedy import KernelGreedy, own_part
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
 
@@ -26,11 +24,13 @@ class CherryPickingGreedy(KernelGreedy):
         super().__init__(config, layout, R.NUM_ACTIONS)
         self.plants = layout["plants"]  # the card under each plant, one-hot per plant
         self.own_pile = own_part(layout["piles"], config.num_players)  # own harvest pile's card counts
-        # the kernel's column indices: (6, 53) of each plant's one-hot, (53,) of the own pile
-        plant_columns = columns(self.plants, slice(0, C.N_CARD_TYPES), C.N_CARD_TYPES).astype(np.int64)
-        pile_columns = np.arange(self.own_pile.start, self.own_pile.stop, dtype=np.int64)
+        if self.plants.stop - self.plants.start != C.N_PLANTS * C.N_CARD_TYPES or (
+            self.own_pile.stop - self.own_pile.start != C.N_CARD_TYPES
+        ):
+            raise ValueError(f"the kernel reads {C.N_PLANTS} plants and a pile of {C.N_CARD_TYPES} columns each")
         scoring = R.score_tables(config.same_sort_bonus)  # the tables the rules score piles with
-        self.kernel_args = (plant_columns, pile_columns, *scoring, self.BASKET_DISCOUNT, self.GIVE_AWAY)
+        # the kernel's first columns of the plants' one-hot cards (6 x 53) and of the own pile (53)
+        self.kernel_args = (self.plants.start, self.own_pile.start, *scoring, self.BASKET_DISCOUNT, self.GIVE_AWAY)
 
     def rollout_constants(self, config):
         return R.advance_constants(config)[3]  # step's deck, hand size, score paying and scoring tables

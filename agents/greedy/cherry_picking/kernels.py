@@ -1,7 +1,7 @@
 """Cherry Picking greedy's heuristic as a compiled kernel over the batch: the one source of its scores
 (`CherryPickingGreedy.scores` calls it, interpreted or compiled as `core.lazy` chooses). Piles are scored by
-the rules' own scoring (`pile_parts`, `pile_bonus`, `score_with`: the pile counted once, not once per plant),
-so a gain is exactly what the rules would add to the pile's points.
+the rules' own scoring (`pile_parts`, `pile_bonuses`, `score_plus`: the pile counted once, one pass over the
+wildcards' assignments pricing a fruit of every sort), so a gain is exactly what the rules would add to the pile.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from fruit_envs.agents.greedy.kernels import choose, keep_rows
 from fruit_envs.core.kernels import inner, njit
 from fruit_envs.games.cherry_picking import components as C
 from fruit_envs.games.cherry_picking import rules as R
-from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, pile_bonus, pile_parts, score_with, step
+from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, pile_bonuses, pile_parts, score_plus, step
 
 N_CARDS = C.N_CARD_TYPES
 N_PLANTS = C.N_PLANTS
@@ -37,32 +37,35 @@ def potential(fruit, card) -> float:
 
 
 @njit
-def scores(obs, plants, own_pile, table, assign, n_assign, basket_discount, give_away, out):
-    """Fill `out` (B, A) with each action's worth for the observations `obs` (B, O): `plants` (6, 53) are the
-    columns of each plant's one-hot card, `own_pile` (53,) the observer's harvest pile; `table, assign,
+def scores(obs, plants_at, pile_at, table, assign, n_assign, basket_discount, give_away, out):
+    """Fill `out` (B, A) with each action's worth for the observations `obs` (B, O): the plants' one-hot cards
+    are the 6 x 53 columns from `plants_at`, the observer's harvest pile the 53 from `pile_at`; `table, assign,
     n_assign` the rules' scoring tables. Harvesting at a plant is worth the score gain of its card plus its
     potential; committing a fruit the gain at its plant, a ladder or wildcard the best gain, a basket
     `basket_discount` of it, each less `give_away` times the card's own value (it is left for others)."""
     pile = np.empty(N_CARDS, dtype=np.int8)  # the state's dtype: `pile_parts` compiles once, as `step` uses it
     fruit = np.empty(N_SORTS, dtype=np.int64)
     gains = np.empty(N_PLANTS, dtype=np.float64)
+    more = np.empty(N_SORTS, dtype=np.int64)  # the bonuses with one more fruit of each sort
     for b in range(len(obs)):
+        row = obs[b]
         for c in range(N_CARDS):
-            pile[c] = np.int64(obs[b, own_pile[c]])
+            pile[c] = np.int64(row[pile_at + c])
         total, ladders, wild = pile_parts(pile, fruit)  # `fruit`: the pile's fruit per sort
-        bonus = pile_bonus(fruit, wild, table, assign, n_assign)
-        base = score_with(total, ladders, fruit, wild, bonus, -1, table, assign, n_assign)
+        bonus = pile_bonuses(fruit, wild, table, assign, n_assign, more)
+        base = score_plus(total, ladders, bonus, more, -1)
         for k in range(N_PLANTS):
             # the first of the plant's largest entries, as `argmax`; the block is one-hot (entries 0 or 1), so
             # the first 1 is it
-            card, top = 0, obs[b, plants[k, 0]]
+            at = plants_at + k * N_CARDS
+            card, top = 0, row[at]
             for c in range(1, N_CARDS):
                 if top >= 1.0:
                     break
-                entry = obs[b, plants[k, c]]
+                entry = row[at + c]
                 if entry > top:
                     card, top = c, entry
-            gain = score_with(total, ladders, fruit, wild, bonus, np.int64(card), table, assign, n_assign) - base
+            gain = score_plus(total, ladders, bonus, more, np.int64(card)) - base
             gains[k] = np.float64(gain) + potential(fruit, np.int64(card))
         best = gains[0]
         for k in range(1, N_PLANTS):
@@ -85,7 +88,7 @@ heuristic = scores  # `rollout` takes the state's `scores` array under that name
 @njit
 def rollout(
     steps, greedy, rng, keys, done, to_move, step_count, phase, set_index, hands, piles, plants, played, aside,
-    set_scores, scores, deck, hand, pay_scores, table, assign, n_assign, plant_columns, own_pile, pile_table,
+    set_scores, scores, deck, hand, pay_scores, table, assign, n_assign, plants_at, pile_at, pile_table,
     pile_assign, pile_n_assign, basket_discount, give_away, obs_size,
 ):  # fmt: skip
     """Play `steps` decisions of every game in place, each seat choosing as `CherryPickingGreedy.act` does
@@ -113,7 +116,7 @@ def rollout(
             observe(seat, done, to_move, phase, set_index, hands, piles, plants, played, scores, hand, obs)
             worth[:] = 0.0
             heuristic(
-                obs, plant_columns, own_pile, pile_table, pile_assign, pile_n_assign, basket_discount, give_away, worth
+                obs, plants_at, pile_at, pile_table, pile_assign, pile_n_assign, basket_discount, give_away, worth
             )
         choose(worth, mask, done, kept, rng, actions)
         step(

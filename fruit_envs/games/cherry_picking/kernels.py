@@ -84,20 +84,42 @@ def pile_bonus(counts, wild, table, assign, n_assign) -> np.int64:
 
 
 @inner
-def score_with(total, ladders, counts, wild, bonus, card, table, assign, n_assign) -> np.int64:
-    """`score_pile` of the pile with these `pile_parts` and `pile_bonus` and one more `card` (-1: none; `counts`
-    is left as it was): card values + ladders squared + bonuses. Only a fruit or a wildcard changes the
-    bonuses, so a greedy seat prices each plant's card without counting the pile again."""
+def pile_bonuses(counts, wild, table, assign, n_assign, more) -> np.int64:
+    """`pile_bonus(counts, wild)` (returned) and, into `more[sort]`, the bonus with one more fruit of each sort,
+    in one pass over the wildcards' assignments (a greedy seat prices every plant's card with them); one more
+    wildcard is worth `max(more)`, as a wildcard stands for exactly one fruit of any sort."""
+    best = np.int64(-1)
+    for sort in range(N_SORTS):
+        more[sort] = -1
+    for k in range(n_assign[wild]):
+        bonus, low, second = np.int64(0), np.int64(1 << 30), np.int64(1 << 30)
+        for sort in range(N_SORTS):
+            count = counts[sort] + assign[wild, k, sort]
+            bonus += table[count]
+            if count < low:
+                low, second = count, low
+            elif count < second:
+                second = count
+        best = max(best, SALAD * low + bonus)
+        for sort in range(N_SORTS):
+            count = counts[sort] + assign[wild, k, sort]
+            raised = min(count + 1, second) if count == low else low  # the lowest count with this sort's raised
+            more[sort] = max(more[sort], SALAD * raised + bonus - table[count] + table[count + 1])
+    return best
+
+
+@inner
+def score_plus(total, ladders, bonus, more, card) -> np.int64:
+    """`score_pile` of the pile with these `pile_parts` and bonuses (`pile_bonuses`: `bonus`, `more`) and one more
+    `card` (-1: none, and `more` is not read): card values + ladders squared + bonuses. Only a fruit or a
+    wildcard changes the bonuses, so a greedy seat prices each plant's card without counting the pile again."""
     if card >= 0:
         total += CARD_VALUE[card]
         ladders += card == LADDER
-        sort = CARD_SORT[card]
-        if sort >= 0 or card == WILDCARD:
-            if sort >= 0:
-                counts[sort] += 1
-            bonus = pile_bonus(counts, wild + (card == WILDCARD), table, assign, n_assign)
-            if sort >= 0:
-                counts[sort] -= 1
+        if CARD_SORT[card] >= 0:
+            bonus = more[CARD_SORT[card]]
+        elif card == WILDCARD:
+            bonus = more.max()
     return total + ladders * ladders + bonus
 
 
@@ -106,9 +128,7 @@ def score_pile(pile, table, assign, n_assign) -> np.int64:
     """A harvest pile's points (`pile`: count per card)."""
     counts = np.zeros(N_SORTS, dtype=np.int64)
     total, ladders, wild = pile_parts(pile, counts)
-    return score_with(
-        total, ladders, counts, wild, pile_bonus(counts, wild, table, assign, n_assign), -1, table, assign, n_assign
-    )
+    return score_plus(total, ladders, pile_bonus(counts, wild, table, assign, n_assign), counts, -1)
 
 
 @njit
