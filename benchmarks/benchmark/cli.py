@@ -43,7 +43,49 @@ def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     return per_cell, only
 
 
+def verify_main(argv: list[str]) -> int:
+    """`fruit-envs-benchmark verify CARD [CARD ...] [--sample K] [--policy P]`: exit 0 when every card verifies,
+    1 when one differs (the differences are printed), 2 when a card cannot be checked."""
+    from fruit_envs.benchmarks.benchmark.verify import verify_card, verify_summary
+
+    parser = argparse.ArgumentParser(
+        prog=f"{prog('fruit_envs.benchmarks.benchmark')} verify",
+        description=sys.modules["fruit_envs.benchmarks.benchmark.verify"].__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("cards", nargs="+", metavar="CARD", help="a card.json, or the report folder holding it")
+    parser.add_argument(
+        "--sample", type=non_negative_int, default=0, metavar="K", help="replay K games drawn at random (default: 0)"
+    )
+    parser.add_argument(
+        "--policy", default=None, help="the policy to replay with where the card's cannot be rebuilt (a model .zip, "
+        "package.module:make); its file must have the card's hash",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the games drawn (default: 0)")
+    args = parser.parse_args(argv)
+    from fruit_envs.core.threads import limit_threads
+
+    limit_threads()
+    failed = False
+    for card in args.cards:
+        try:
+            result = verify_card(card, args.sample, args.policy, args.seed)
+        except BenchmarkError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        print(verify_summary(result))
+        failed |= bool(result["problems"])
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["verify"]:
+        return verify_main(argv[1:])
+    if argv[:1] == ["leaderboard"]:
+        from fruit_envs.benchmarks.benchmark.leaderboard import leaderboard_main
+
+        return leaderboard_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog=prog("fruit_envs.benchmarks.benchmark"),
         description=sys.modules[__package__].__doc__,  # the package's docstring: the usage and the protocol

@@ -14,6 +14,7 @@ from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.benchmarks.benchmark.errors import PolicyError
 from fruit_envs.benchmarks.benchmark.policies import _Checked, _Fault, _Logged
 from fruit_envs.benchmarks.benchmark.protocol import cell_seed, deal_keys
+from fruit_envs.benchmarks.benchmark.result_card import actions_digest
 from fruit_envs.core import record as frecord
 from fruit_envs.core.spec import Config, GameSpec
 
@@ -95,7 +96,7 @@ def play_cell(
     checked = _Checked(policy, history)
     agents = [checked] if reference is None else [checked, _Logged(reference, history)]
     rng_seed = cell_seed(seed, spec.id, p, reference_name or "alone")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         result = play_games(spec, config, agents, seating, seed=rng_seed, keys=keys)
     except _Fault as fault:
@@ -141,12 +142,14 @@ def play_cell(
             record=record,
             traceback=None if cause is None else "".join(traceback.format_exception(cause)),
         ) from cause
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     return cell_numbers(result.scores, result.winners, result.truncated, policy_seat, seconds), {
         "scores": result.scores,
         "winners": result.winners,
         "truncated": result.truncated,
         "policy_seat": policy_seat,
+        "actions_sha256": [actions_digest(row[row >= 0]) for row in history],  # the result card's (per game)
+        "cpu_seconds": cpu,
     }
 
 

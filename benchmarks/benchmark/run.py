@@ -14,6 +14,7 @@ import numpy as np
 
 import fruit_envs
 from fruit_envs.agents import make_agent
+from fruit_envs.benchmarks.benchmark import result_card
 from fruit_envs.benchmarks.benchmark.best_response import run_best_response
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.play import cell_cost, cell_unit, remember
@@ -22,6 +23,7 @@ from fruit_envs.benchmarks.benchmark.protocol import (
     Protocol,
     _parse_only,
     check_environments,
+    deal_keys,
     load_protocol,
     per_seat,
     protocol_path,
@@ -101,7 +103,7 @@ def evaluate(
     (None: every usable core; 1, the default: this process) or a Ray cluster (`ray_address`: `local`, `auto`,
     `ray://host:port`) play them, with the same numbers. With `out`, every finished cell is saved there at
     once (`out/units/`): the same run on the same folder goes on where a stopped one stopped."""
-    started, wall = time.strftime("%Y-%m-%d %H:%M:%S"), time.perf_counter()
+    started, wall, cpu = time.strftime("%Y-%m-%d %H:%M:%S"), time.perf_counter(), time.process_time()
     proto = load_protocol(protocol)
     environments = check_environments(proto)
     if not isinstance(suite, str) or suite not in proto.suites:
@@ -280,6 +282,7 @@ def evaluate(
             )
             report["error"] = str(error)
             write_report(report, out)
+            _write_card(report, raws, source, runner, out, cpu)
         error.report = report
         raise
     _collect(report, raws, cells, done)
@@ -295,8 +298,31 @@ def evaluate(
     report["status"] = "complete"
     if out is not None:
         write_report(report, out)
-        units.forget(out)  # the report holds every cell now
+        _write_card(report, raws, source, runner, out, cpu)
+        units.forget(out)  # the report and the card hold every cell now
     return report
+
+
+def _write_card(report: dict, raws: dict, source, runner, out: Path, cpu: float) -> None:
+    """The run's result card, out/card.json (`result_card`), named in the report as `card`."""
+    games, seed = report["games_per_cell"], report["seed"]
+
+    def keys_of(game: str, p: int) -> np.ndarray:
+        return np.tile(deal_keys(seed, game, p, per_seat(games, p)), p)
+
+    cells = [raw for group in raws.values() for _, raw in group]
+    compute = {
+        "wall_seconds": report["wall_seconds"],
+        "cell_cpu_seconds": round(sum(float(raw.get("cpu_seconds", 0.0)) for raw in cells), 2),
+        "main_cpu_seconds": round(time.process_time() - cpu, 2),
+        "workers": runner.workers,
+        "backend": runner.label,
+        "cores": report["machine"]["cores"],
+        "platform": report["machine"]["platform"],
+        "cells_resumed": report["machine"].get("cells_resumed", 0),
+    }
+    path = result_card.write_card(result_card.make_card(report, raws, keys_of, source, compute), out)
+    report["card"] = str(path)
 
 
 def _provenance() -> dict:

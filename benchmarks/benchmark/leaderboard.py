@@ -1,0 +1,250 @@
+"""The leaderboard: result cards in the repository (`leaderboard/protocol_v1/<entry>/card.json`), checked and
+ranked.
+
+    fruit-envs-benchmark leaderboard                       # the checkout's leaderboard/protocol_v1/, as Markdown
+    fruit-envs-benchmark leaderboard FOLDER --format json --out leaderboard.json
+
+Each entry is a folder holding its card (and, optionally, `entry.json`: `{"name", "code", "notes"}`, and the model
+file a card's games came from, found by its hash when the card is replayed). Every card is verified for
+consistency (`verify`, without replays) before it is shown. The table ranks entries by the card's aggregate
+(mean normalised score, random = 0, the reference search = 100) with its interval, per game the mean of its
+player counts' normalised scores, and a rating fitted over every card at once: one Bradley-Terry fit (Elo
+scale, random = 0) over all the cards' games against the shared references, the references' ratings fitted with
+the entries', with bootstrap intervals (games resampled within each cell; a fixed seed, so the same cards give
+the same table). Entries that read the true state (privileged) are ranked apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fruit_envs.benchmarks.benchmark import result_card as rc
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+from fruit_envs.benchmarks.benchmark.play import pair_outcomes
+from fruit_envs.benchmarks.benchmark.ratings import fit_joint
+
+JOINT_BOOTSTRAP, JOINT_BOOTSTRAP_SEED = 200, 2026
+JOINT_FIXED = {"ref:random": 0.0}  # the scale's zero: the random reference
+
+
+def leaderboard_folder(protocol: int = 1) -> Path:
+    """The checkout's `leaderboard/protocol_vN/`."""
+    from fruit_envs._checkout import checkout_root
+
+    root = checkout_root()
+    if root is None:
+        raise BenchmarkError("the leaderboard lives in a checkout of the repository; give its folder (FOLDER)")
+    return Path(root) / "leaderboard" / f"protocol_v{protocol}"
+
+
+def leaderboard_entries(folder: str | Path) -> list[dict]:
+    """Every entry of a leaderboard folder, sorted by name: `{"name", "folder", "card", "entry", "problems"}`;
+    a malformed card is a `BenchmarkError` naming its file (the leaderboard shows only cards it can read)."""
+    from fruit_envs.benchmarks.benchmark.verify import verify_card
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BenchmarkError(f"leaderboard folder {folder} does not exist")
+    out = []
+    for card_path in sorted(folder.glob(f"*/{rc.CARD_FILE}")):
+        card = rc.load_card(card_path)
+        extra_path = card_path.parent / "entry.json"
+        try:
+            extra = json.loads(extra_path.read_text()) if extra_path.is_file() else {}
+        except json.JSONDecodeError as error:
+            raise BenchmarkError(f"{extra_path} is not JSON: {error}") from None
+        if not isinstance(extra, dict):
+            raise BenchmarkError(f"{extra_path} must be a JSON object (name, code, notes)")
+        result = verify_card(card_path, rules=False)
+        out.append(
+            {
+                "name": str(extra.get("name") or card_path.parent.name),
+                "folder": card_path.parent.name,
+                "card": card,
+                "entry": extra,
+                "problems": result["problems"],
+            }
+        )
+    return out
+
+
+def pair_results(listed: list[dict]) -> tuple[list[tuple[str, str, np.ndarray]], list[str]]:
+    """Each entry's games against each reference, as `(entry, reference, points per game)` (1 a win, 0.5 a tie,
+    0 a loss, averaged over the game's opponents), finished games only; and the entries' player names."""
+    rows = []
+    for item in listed:
+        for cell in item["card"]["cells"]:
+            ref, p = cell.get("reference"), cell["players"]
+            if ref is None or p < 2:
+                continue
+            n = len(cell["scores"])
+            scores = np.asarray(cell["scores"], dtype=np.float64).reshape(n, p)
+            winners = np.array([[ch == "1" for ch in row] for row in cell["winners"]], dtype=bool).reshape(n, p)
+            seats = np.repeat(np.arange(p), n // p)
+            finished = np.ones(n, dtype=bool)
+            finished[np.asarray(cell["truncated"], dtype=np.int64)] = False
+            points = np.nanmean(pair_outcomes(scores, winners, seats), axis=1)[finished]
+            rows.append((f"entry:{item['name']}", f"ref:{ref}", points))
+    return rows, [f"entry:{item['name']}" for item in listed]
+
+
+def joint_ratings(listed: list[dict]) -> dict[str, dict]:
+    """One Bradley-Terry fit over every card's games against the shared references (random = 0), with 95%
+    bootstrap intervals: `{player: {"rating", "low", "high"}}` for entries (`entry:NAME`) and references
+    (`ref:NAME`). Deterministic for a given set of cards."""
+    rows, _ = pair_results(listed)
+    rows = [r for r in rows if len(r[2])]
+    if not rows:
+        return {}
+    point = fit_joint([(a, b, float(x.sum()), float(len(x))) for a, b, x in rows], JOINT_FIXED)
+    rng = np.random.default_rng(JOINT_BOOTSTRAP_SEED)
+    draws: dict[str, list[float]] = {name: [] for name in point}
+    for _ in range(JOINT_BOOTSTRAP):
+        again = []
+        for a, b, x in rows:
+            picked = x[rng.integers(0, len(x), len(x))]
+            again.append((a, b, float(picked.sum()), float(len(x))))
+        for name, value in fit_joint(again, JOINT_FIXED).items():
+            draws[name].append(value)
+    return {
+        name: {
+            "rating": point[name],
+            "low": float(np.percentile(draws[name], 2.5)),
+            "high": float(np.percentile(draws[name], 97.5)),
+        }
+        for name in point
+    }
+
+
+def leaderboard_table(listed: list[dict]) -> dict:
+    """The leaderboard as data: one row per entry (ranked within its section) and the references' fitted ratings."""
+    ratings = joint_ratings(listed)
+    rows = []
+    for item in listed:
+        card = item["card"]
+        per_game: dict[str, list[float]] = {}
+        for group in card["groups"]:
+            if group.get("normalised") is not None:
+                per_game.setdefault(group["game"], []).append(group["normalised"])
+        aggregate = card.get("aggregate") or {}
+        code = item["entry"].get("code") or (card.get("code") or {}).get("commit")
+        rows.append(
+            {
+                "entry": item["name"],
+                "folder": item["folder"],
+                "policy": card["policy"]["label"],
+                "privileged": bool(card["policy"]["privileged"]),
+                "aggregate": aggregate.get("normalised"),
+                "aggregate_low": aggregate.get("low"),
+                "aggregate_high": aggregate.get("high"),
+                "per_game": {game: float(np.mean(values)) for game, values in per_game.items()},
+                "joint_rating": ratings.get(f"entry:{item['name']}"),
+                "suite": card["suite"],
+                "games_per_cell": card["games_per_cell"],
+                "conforms": card["conforms"],
+                "date": card.get("created", "")[:10],
+                "wall_seconds": card["compute"].get("wall_seconds"),
+                "cores": card["compute"].get("cores"),
+                "workers": card["compute"].get("workers"),
+                "code": code,
+                "merkle_root": card["merkle_root"],
+                "verified": not item["problems"],
+                "problems": item["problems"],
+            }
+        )
+    rows.sort(key=lambda r: (r["privileged"], -(r["aggregate"] if r["aggregate"] is not None else -1e9), r["entry"]))
+    references = {name.removeprefix("ref:"): value for name, value in ratings.items() if name.startswith("ref:")}
+    bootstrap = {"replicates": JOINT_BOOTSTRAP, "seed": JOINT_BOOTSTRAP_SEED}
+    return {"entries": rows, "references": references, "bootstrap": bootstrap}
+
+
+GAME_COLUMNS = {"cherry_picking": "CP", "fruit_picking": "FP", "quickity_pickity": "QP", "juicy_fruits": "JF",
+              "juicy_fruits_solo": "JF solo"}  # fmt: skip
+
+
+def leaderboard_markdown(data: dict) -> str:
+    """The leaderboard as Markdown tables: the entries that see only their seat, then the privileged ones."""
+    games = list(GAME_COLUMNS)
+    head = (
+        "| # | entry | aggregate [95%] | " + " | ".join(GAME_COLUMNS[g] for g in games)
+        + " | joint rating [95%] | suite | date | compute | code | verified |"
+    )  # fmt: skip
+    rule = "|---:|---|---|" + "---:|" * len(games) + "---|---|---|---|---|---|"
+    out = []
+    for privileged, title in ((False, "Policies that see only their seat"), (True, "Privileged: reads the true state")):
+        rows = [r for r in data["entries"] if r["privileged"] == privileged]
+        if not rows:
+            continue
+        out += [f"### {title}", "", head, rule]
+        for rank, r in enumerate(rows, 1):
+            per_game = [_num(r["per_game"].get(g)) for g in games]
+            rating = r["joint_rating"]
+            joint = "-" if rating is None else f"{rating['rating']:.0f} [{rating['low']:.0f}, {rating['high']:.0f}]"
+            suite = r["suite"] + ("" if r["conforms"] else " (not conforming)")
+            compute = "-" if r["wall_seconds"] is None else f"{r['wall_seconds'] / 60:.1f} min, {r['workers']} workers"
+            code = _code(r["code"])
+            verified = "yes" if r["verified"] else f"**no**: {len(r['problems'])} differences"
+            aggregate = (
+                "-" if r["aggregate"] is None
+                else f"{r['aggregate']:.1f} [{_num(r['aggregate_low'])}, {_num(r['aggregate_high'])}]"
+            )  # fmt: skip
+            out.append(
+                f"| {rank} | {r['entry']} (`{r['policy']}`) | {aggregate} | " + " | ".join(per_game)
+                + f" | {joint} | {suite} | {r['date']} | {compute} | {code} | {verified} |"
+            )  # fmt: skip
+        out.append("")
+    if data["references"]:
+        refs = ", ".join(
+            f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]"
+            for name, v in sorted(data["references"].items())
+        )
+        out.append(f"The references in the joint fit (random = 0): {refs}.")
+        out.append("")
+    return "\n".join(out)
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _code(code: Any) -> str:
+    if not code:
+        return "-"
+    text = str(code)
+    if text.startswith("http"):
+        return f"[link]({text})"
+    return f"`{text[:10]}`"
+
+
+def leaderboard_main(argv: list[str] | None = None) -> int:
+    from fruit_envs._cli import prog
+
+    parser = argparse.ArgumentParser(
+        prog=f"{prog('fruit_envs.benchmarks.benchmark')} leaderboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("folder", nargs="?", default=None, help="leaderboard folder (default: the checkout's "
+                        "leaderboard/protocol_v1/)")  # fmt: skip
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--out", type=Path, default=None, help="write the table to this file instead of printing it")
+    args = parser.parse_args(argv)
+    try:
+        folder = Path(args.folder) if args.folder else leaderboard_folder()
+        data = leaderboard_table(leaderboard_entries(folder))
+    except BenchmarkError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    text = json.dumps(data, indent=2) + "\n" if args.format == "json" else leaderboard_markdown(data)
+    if args.out is None:
+        print(text)
+    else:
+        args.out.write_text(text)
+        print(f"wrote {args.out}")
+    return 1 if any(not r["verified"] for r in data["entries"]) else 0

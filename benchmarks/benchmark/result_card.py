@@ -1,0 +1,273 @@
+"""The result card (`card.json` beside every report): what a run played and got, in a form anyone can check.
+
+A card names the protocol (version and file hash), the environments and a digest of their rules, the package
+versions, the policy (label, kind, hash of its file, privileged or not), the suite, seed and games per cell;
+per cell its numbers and every game's outcome with a digest of the game (deal key, the policy's seat, a hash of
+every action, outcome), the digests joined by a Merkle root; the compute it took; the best response if one ran.
+`verify` (`fruit-envs-benchmark verify CARD`) recomputes everything a card derives and replays games.
+docs/benchmark.md ("Result cards") documents every field; `SCHEMA_VERSION` numbers the layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+
+SCHEMA = "fruit_envs.result_card"
+SCHEMA_VERSION = 1
+CARD_FILE = "card.json"
+NUMBER_FIELDS = (  # a cell's numbers the card states and `verify` recomputes from its games' outcomes
+    "games", "finished", "truncated", "truncated_share", "wins", "draws", "losses", "win_share", "win_low",
+    "win_high", "mean_margin", "mean_rank", "mean_score", "score_low", "score_high",
+)  # fmt: skip
+GROUP_FIELDS = ("rating", "rating_low", "rating_high", "normalised", "normalised_low", "normalised_high")
+AGGREGATE_FIELDS = ("normalised", "low", "high", "groups", "of")
+
+
+def cell_id(game: str, players: int, reference: str | None) -> str:
+    """A cell's name in the card and in its games' digests: `cherry_picking-2p-greedy`, `juicy_fruits_solo-1p-alone`."""
+    return f"{game}-{players}p-{reference or 'alone'}"
+
+
+def actions_digest(actions: np.ndarray) -> str:
+    """sha256 of one game's actions in order (int64, little-endian)."""
+    return hashlib.sha256(np.ascontiguousarray(actions, dtype="<i8").tobytes()).hexdigest()
+
+
+def game_digest(cell: str, index: int, key: int, seat: int, actions_sha: str, scores, winners, truncated) -> str:
+    """The digest of one game: its cell, index, deal key, the policy's seat, its actions' digest and its outcome
+    (every seat's score, who won, whether a safety cap truncated it), as sha256 of their canonical JSON."""
+    item = [
+        cell, int(index), int(key), int(seat), actions_sha, [float(s) for s in scores], [int(bool(w)) for w in winners],
+        int(bool(truncated)),
+    ]  # fmt: skip
+    return hashlib.sha256(json.dumps(item, separators=(",", ":")).encode()).hexdigest()
+
+
+def merkle_root(digests: list[str]) -> str:
+    """The Merkle root of hex digests: leaves and inner nodes hashed with distinct prefixes (0x00, 0x01), an odd
+    node carried up unchanged; the empty list's root is sha256 of nothing."""
+    if not digests:
+        return hashlib.sha256(b"").hexdigest()
+    level = [hashlib.sha256(b"\x00" + bytes.fromhex(d)).digest() for d in digests]
+    while len(level) > 1:
+        pairs = [hashlib.sha256(b"\x01" + level[i] + level[i + 1]).digest() for i in range(0, len(level) - 1, 2)]
+        level = pairs + ([level[-1]] if len(level) % 2 else [])
+    return level[0].hex()
+
+
+def cell_games(cell: str, keys: np.ndarray, raw: dict) -> dict:
+    """A cell's games as the card holds them: deal keys' digest, each game's actions digest and outcome, each
+    game's digest and their Merkle root."""
+    scores, winners, truncated = raw["scores"], raw["winners"], raw["truncated"]
+    seats, actions = raw["policy_seat"], raw.get("actions_sha256")
+    if actions is None:  # a cell saved by a version before result cards (resumed): no actions to digest
+        raise BenchmarkError(f"cell {cell} was played before result cards existed; play it again for a card")
+    digests = [
+        game_digest(cell, g, keys[g], seats[g], actions[g], scores[g], winners[g], truncated[g])
+        for g in range(len(scores))
+    ]
+    return {
+        "keys_sha256": keys_digest(keys),
+        "actions_sha256": list(actions),
+        "scores": np.asarray(scores).tolist(),
+        "winners": ["".join("1" if w else "0" for w in row) for row in np.asarray(winners)],
+        "truncated": [int(g) for g in np.flatnonzero(truncated)],
+        "digests": digests,
+        "merkle_root": merkle_root(digests),
+    }
+
+
+def keys_digest(keys: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(keys, dtype="<u8").tobytes()).hexdigest()
+
+
+@cache
+def rules_digest(game: str) -> str:
+    """A digest of a game's rules as installed: the regression corpus's digests (every seat's observation and
+    mask, rewards, state) along seeded random games at every official player count (`fruit_envs.corpus`)."""
+    from fruit_envs import corpus
+    from fruit_envs.core.spec import get_spec
+
+    spec = get_spec(game)
+    h = hashlib.sha256()
+    for case in corpus.cases(spec):
+        if case.label != f"{case.config.num_players}p":
+            continue  # default options only: the benchmark plays those
+        recorded = corpus.record_case(case, "random")
+        for name in sorted(recorded):
+            h.update(name.encode() + np.ascontiguousarray(recorded[name]).tobytes())
+    return h.hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def policy_files(label: str, kind: str, groups: list[tuple[str, int]]) -> dict[str, str]:
+    """sha256 of each shipped model a policy given by name plays (`ppo-baseline`: one per game and player count),
+    so a card says which weights its games came from."""
+    if kind not in ("name", "reference") or "ppo-baseline" not in label:
+        return {}
+    from fruit_envs.agents.ppo import baseline_files
+    from fruit_envs.core.spec import get_spec
+
+    out = {}
+    for game, p in groups:
+        if p < 2:
+            continue
+        try:
+            model, _ = baseline_files(get_spec(game), p)
+        except Exception:  # noqa: BLE001 (a game without a baseline: nothing to name)
+            continue
+        if Path(model).is_file():
+            out[f"{game}_{p}p"] = file_sha256(model)
+    return out
+
+
+def make_card(report: dict, raws: dict, keys_of, source, compute: dict) -> dict:
+    """The card of a run from its report, its cells' raw games (`raws[(game, p)] = [(reference, raw), ...]`),
+    `keys_of(game, p)` (the cells' deal keys), the policy's `PolicySource` and its compute."""
+    groups = [(g["game"], g["players"]) for g in report["groups"]]
+    cells = []
+    for cell in report["cells"]:
+        game, p, ref = cell["game"], cell["players"], cell["reference"]
+        raw = next(r for name, r in raws[(game, p)] if name == ref)
+        name = cell_id(game, p, ref)
+        cells.append(
+            {
+                "id": name,
+                "game": game,
+                "players": p,
+                "reference": ref,
+                "reference_agent": cell["reference_agent"],
+                "numbers": {k: cell[k] for k in NUMBER_FIELDS if k in cell},
+                **cell_games(name, keys_of(game, p), raw),
+            }
+        )
+    policy = report["policy"]
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "status": report["status"],
+        "protocol": {
+            "version": report["protocol"],
+            "file": report["protocol_file"],
+            "sha256": report["protocol_sha256"],
+        },
+        "conforms": report["conforms"],
+        "deviations": report["deviations"],
+        "environments": report["environments"],
+        "rules_sha256": {game: rules_digest(game) for game in sorted({g for g, _ in groups})},
+        "packages": {**report["machine"]["versions"], "fruit_envs": report["package"]["fruit_envs"]},
+        "code": report["package"].get("git"),
+        "policy": {
+            "label": policy["label"],
+            "kind": policy["kind"],
+            "privileged": policy["privileged"],
+            "sha256": source.fingerprint(),
+            "files": policy_files(policy["label"], policy["kind"], groups),
+        },
+        "suite": report["suite"],
+        "seed": report["seed"],
+        "games_per_cell": report["games_per_cell"],
+        "references": report["references"],
+        "cells": cells,
+        "groups": [
+            {"game": g["game"], "players": g["players"], **{k: g.get(k) for k in GROUP_FIELDS}}
+            for g in report["groups"]
+        ],
+        "aggregate": None if report["aggregate"] is None else {k: report["aggregate"].get(k) for k in AGGREGATE_FIELDS},
+        "merkle_root": merkle_root([c["merkle_root"] for c in cells]),
+        "compute": compute,
+        "best_response": report.get("best_response"),
+        "exploitability": report.get("exploitability"),
+    }
+
+
+def write_card(card: dict, out: Path) -> Path:
+    """`out/card.json`, written whole or not at all."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / CARD_FILE
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(card_text(card))
+    partial.replace(path)
+    return path
+
+
+def card_text(card: dict) -> str:
+    """A card as JSON: one line per field, and per cell (a cell's games are long lists: a diff then names the
+    cells that changed)."""
+    compact = {"separators": (",", ":"), "default": _plain}
+    lines = []
+    for name, value in card.items():
+        if name == "cells":
+            body = ",\n".join("  " + json.dumps(cell, **compact) for cell in value)
+            lines.append(f'"cells": [\n{body}\n ]' if value else '"cells": []')
+        else:
+            lines.append(f"{json.dumps(name)}: {json.dumps(value, default=_plain)}")
+    return "{\n " + ",\n ".join(lines) + "\n}\n"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+_REQUIRED = {  # field: type, checked before anything is recomputed
+    "schema": str, "schema_version": int, "status": str, "protocol": dict, "conforms": bool, "environments": dict,
+    "rules_sha256": dict, "policy": dict, "suite": str, "seed": int, "games_per_cell": int, "cells": list,
+    "groups": list, "merkle_root": str, "compute": dict,
+}  # fmt: skip
+_CELL_REQUIRED = {
+    "id": str, "game": str, "players": int, "numbers": dict, "keys_sha256": str, "actions_sha256": list,
+    "scores": list, "winners": list, "truncated": list, "digests": list, "merkle_root": str,
+}  # fmt: skip
+
+
+def load_card(path: str | Path) -> dict:
+    """A card read and checked for shape: a `BenchmarkError` naming the file and what is wrong otherwise (not a
+    card, another schema version, a missing or mistyped field)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CARD_FILE
+    try:
+        card = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise BenchmarkError(f"no result card at {path} (a benchmark run writes card.json beside its report)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BenchmarkError(f"{path} is not a result card: {error}") from None
+    if not isinstance(card, dict) or card.get("schema") != SCHEMA:
+        raise BenchmarkError(f"{path} is not a result card (its 'schema' is not {SCHEMA!r})")
+    if card.get("schema_version") != SCHEMA_VERSION:
+        raise BenchmarkError(
+            f"{path}: card schema version {card.get('schema_version')!r}; "
+            f"this fruit_envs reads version {SCHEMA_VERSION}"
+        )
+    _fields(card, _REQUIRED, str(path))
+    for i, cell in enumerate(card["cells"]):
+        if not isinstance(cell, dict):
+            raise BenchmarkError(f"{path}: cells[{i}] is not an object")
+        _fields(cell, _CELL_REQUIRED, f"{path}: cell {cell.get('id', i)!r}")
+    return card
+
+
+def _fields(d: dict, required: dict, where: str) -> None:
+    for name, kind in required.items():
+        if name not in d:
+            raise BenchmarkError(f"{where}: field {name!r} is missing")
+        value = d[name]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise BenchmarkError(f"{where}: field {name!r} must be {kind.__name__}, got {type(value).__name__}")
