@@ -38,6 +38,10 @@ SCREENSHOTS = SITE / "_screenshots"
 PAGES = [("index.html", "fruit_envs", "home")]
 PAGES += [(f"games/{spec.id}.html", spec.name, spec.id) for spec in registered_games()]
 PAGES += [("tutorials/first-aec-loop.html", "Your first AEC loop", "tutorial_first_aec_loop")]
+PAGES += [
+    ("leaderboard.html", "Leaderboard", "leaderboard"),
+    ("contributing.html", "Submitting a result", "contributing"),
+]
 
 
 def missing(what: str) -> None:
@@ -71,6 +75,9 @@ def test_site_builds_strictly_with_every_page(site):
     for path, _, _ in PAGES:
         assert (site / path).is_file(), f"no page {path}"
     assert (site / "api.html").read_text().count('class="doc doc-heading"') >= 10
+    leaderboard = (site / "leaderboard.html").read_text()  # generated from leaderboard/protocol_v1/ (issue 59)
+    assert "reference:search" in leaderboard and "Privileged: reads the true state" in leaderboard
+    assert "pull request" in (site / "contributing.html").read_text()
 
 
 class Links(HTMLParser):

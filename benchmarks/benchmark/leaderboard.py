@@ -11,7 +11,9 @@ consistency (`verify`, without replays) before it is shown. The table ranks entr
 player counts' normalised scores, and a rating fitted over every card at once: one Bradley-Terry fit (Elo
 scale, random = 0) over all the cards' games against the shared references, the references' ratings fitted with
 the entries', with bootstrap intervals (games resampled within each cell; a fixed seed, so the same cards give
-the same table). Entries that read the true state (privileged) are ranked apart.
+the same table). Entries that read the true state (privileged) are ranked apart, and so are partial entries
+(cards that do not conform: some games only, other seeds or games per cell), whose aggregate covers only
+what they played; the joint rating, fitted on the games each played, compares them all.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ from fruit_envs.benchmarks.benchmark.ratings import fit_joint
 
 JOINT_BOOTSTRAP, JOINT_BOOTSTRAP_SEED = 200, 2026
 JOINT_FIXED = {"ref:random": 0.0}  # the scale's zero: the random reference
+SECTIONS = ("seat", "privileged", "partial")  # sees its seat only; reads the true state; not the suite as written
+SECTION_TITLES = {
+    "seat": "Policies that see only their seat",
+    "privileged": "Privileged: reads the true state",
+    "partial": "Partial entries: not the suite as written (some games, other seeds or games per cell), ranked apart",
+}
 
 
 def leaderboard_folder(protocol: int = 1) -> Path:
@@ -148,6 +156,7 @@ def leaderboard_table(listed: list[dict]) -> dict:
                 "suite": card["suite"],
                 "games_per_cell": card["games_per_cell"],
                 "conforms": card["conforms"],
+                "deviations": card.get("deviations", []),
                 "date": card.get("created", "")[:10],
                 "wall_seconds": card["compute"].get("wall_seconds"),
                 "cores": card["compute"].get("cores"),
@@ -158,7 +167,16 @@ def leaderboard_table(listed: list[dict]) -> dict:
                 "problems": item["problems"],
             }
         )
-    rows.sort(key=lambda r: (r["privileged"], -(r["aggregate"] if r["aggregate"] is not None else -1e9), r["entry"]))
+    for row in rows:
+        row["section"] = "partial" if not row["conforms"] else ("privileged" if row["privileged"] else "seat")
+    unrated = float("-inf")
+    rows.sort(
+        key=lambda r: (
+            SECTIONS.index(r["section"]),
+            -(unrated if r["aggregate"] is None else r["aggregate"]),
+            r["entry"],
+        )
+    )
     references = {name.removeprefix("ref:"): value for name, value in ratings.items() if name.startswith("ref:")}
     bootstrap = {"replicates": JOINT_BOOTSTRAP, "seed": JOINT_BOOTSTRAP_SEED}
     return {"entries": rows, "references": references, "bootstrap": bootstrap}
@@ -177,16 +195,16 @@ def leaderboard_markdown(data: dict) -> str:
     )  # fmt: skip
     rule = "|---:|---|---|" + "---:|" * len(games) + "---|---|---|---|---|---|"
     out = []
-    for privileged, title in ((False, "Policies that see only their seat"), (True, "Privileged: reads the true state")):
-        rows = [r for r in data["entries"] if r["privileged"] == privileged]
+    for section in SECTIONS:
+        rows = [r for r in data["entries"] if r["section"] == section]
         if not rows:
             continue
-        out += [f"### {title}", "", head, rule]
+        out += [f"### {SECTION_TITLES[section]}", "", head, rule]
         for rank, r in enumerate(rows, 1):
             per_game = [_num(r["per_game"].get(g)) for g in games]
             rating = r["joint_rating"]
             joint = "-" if rating is None else f"{rating['rating']:.0f} [{rating['low']:.0f}, {rating['high']:.0f}]"
-            suite = r["suite"] + ("" if r["conforms"] else " (not conforming)")
+            suite = r["suite"] + ("" if r["conforms"] else f" ({'; '.join(r['deviations'])})")
             compute = "-" if r["wall_seconds"] is None else f"{r['wall_seconds'] / 60:.1f} min, {r['workers']} workers"
             code = _code(r["code"])
             verified = "yes" if r["verified"] else f"**no**: {len(r['problems'])} differences"

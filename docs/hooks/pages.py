@@ -325,10 +325,33 @@ def home_page() -> str:
     return text
 
 
+def leaderboard_page() -> str:
+    """The leaderboard of protocol v1 from the repository's cards (`leaderboard/protocol_v1/`), each verified."""
+    from fruit_envs.benchmarks.benchmark.leaderboard import leaderboard_entries, leaderboard_markdown, leaderboard_table
+
+    folder = ROOT / "leaderboard" / "protocol_v1"
+    listed = leaderboard_entries(folder)
+    return (
+        "# Leaderboard: protocol v1\n\n"
+        f"{len(listed)} result cards from the repository's `leaderboard/protocol_v1/`, each checked by `verify` "
+        "when this page was built (every number recomputed from the card's games). Aggregate: the mean "
+        "normalised score over the suite's games and player counts (random = 0, the reference search = 100), "
+        "with its 95% interval; per game: the mean of its player counts' normalised scores; joint rating: one "
+        "Bradley-Terry fit over every card's games against the shared references (Elo scale, random = 0). "
+        "[Benchmarking a policy](benchmark.md#the-leaderboard) explains the columns; "
+        "[Submitting a result](contributing.md) says how to add one.\n\n"
+        + leaderboard_markdown(leaderboard_table(listed))
+    )
+
+
 def on_files(files, config):
     from mkdocs.structure.files import File
 
-    generated = {"index.md": home_page(), "changelog.md": (ROOT / "CHANGELOG.md").read_text()}
+    generated = {
+        "index.md": home_page(),
+        "changelog.md": (ROOT / "CHANGELOG.md").read_text(),
+        "leaderboard.md": leaderboard_page(),
+    }
     for spec in registered():
         generated[f"games/{spec.id}.md"] = game_page(spec)
     for spec in registered():  # each game page's replay viewer: pictures from every perspective, no server

@@ -1,0 +1,219 @@
+"""Result cards and `verify` (issue 59): every benchmark run writes a card; `verify` recomputes what the card
+derives and replays sampled games; each kind of tampering fails with a message naming what differs; bad cards
+are refused by name and nothing is written."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fruit_envs.benchmark import BenchmarkError, evaluate
+from fruit_envs.benchmarks import benchmark as bm
+from fruit_envs.benchmarks.benchmark import result_card as rc
+from fruit_envs.benchmarks.benchmark.verify import verify_card
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = ROOT / "agents" / "baselines" / "cherry_picking_2p.zip"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A small run of greedy: Cherry Picking with two players and the score attack, 8 games per cell."""
+    out = tmp_path_factory.mktemp("card") / "greedy"
+    report = evaluate(
+        "greedy", suite="quick", games=8, only=["cherry_picking:2", "juicy_fruits_solo"], out=out, progress=False
+    )
+    return report, out
+
+
+def _copy(card: dict, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / rc.CARD_FILE).write_text(rc.card_text(card))
+    return folder
+
+
+def test_every_run_writes_a_card_that_verifies_and_its_replayed_games_are_the_cards(run):
+    report, out = run
+    assert report["card"] == str(out / "card.json")
+    card = rc.load_card(out)
+    assert card["schema"] == rc.SCHEMA and card["schema_version"] == rc.SCHEMA_VERSION and card["status"] == "complete"
+    assert card["protocol"]["sha256"] == report["protocol_sha256"] and card["seed"] == report["seed"]
+    assert [c["id"] for c in card["cells"]] == [
+        "cherry_picking-2p-random", "cherry_picking-2p-greedy", "cherry_picking-2p-ppo-baseline",
+        "cherry_picking-2p-search", "juicy_fruits_solo-1p-alone",
+    ]  # fmt: skip
+    for cell, stated in zip(card["cells"], report["cells"], strict=True):
+        assert len(cell["digests"]) == stated["games"] == cell["numbers"]["games"]
+        assert cell["numbers"] == {key: stated[key] for key in rc.NUMBER_FIELDS if key in stated}
+        assert cell["merkle_root"] == rc.merkle_root(cell["digests"])
+    assert set(card["rules_sha256"]) == {"cherry_picking", "juicy_fruits_solo"}
+    assert card["compute"]["workers"] == 1 and card["compute"]["cell_cpu_seconds"] > 0
+    before = (out / "card.json").read_bytes()
+    result = verify_card(out, sample=3, seed=1)
+    assert result["problems"] == [] and len(result["replayed"]) == 3 and all(r["same"] for r in result["replayed"])
+    assert (out / "card.json").read_bytes() == before  # verify writes nothing
+    assert "verified" in bm.verify_summary(result)
+
+
+def test_merkle_root_by_hand():
+    """Leaves hashed with 0x00, inner nodes with 0x01, an odd node carried up: three leaves by hand."""
+    leaves = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(3)]
+    h = [hashlib.sha256(b"\x00" + bytes.fromhex(d)).digest() for d in leaves]
+    left = hashlib.sha256(b"\x01" + h[0] + h[1]).digest()
+    assert rc.merkle_root(leaves) == hashlib.sha256(b"\x01" + left + h[2]).hexdigest()
+    assert rc.merkle_root(leaves[:1]) == h[0].hex() and rc.merkle_root([]) == hashlib.sha256(b"").hexdigest()
+
+
+def _flip_win(card):
+    cell = card["cells"][1]
+    cell["winners"][0] = cell["winners"][0][::-1]
+
+
+def _flip_win_and_count(card):
+    _flip_win(card)
+    numbers = card["cells"][1]["numbers"]
+    numbers["wins"], numbers["losses"] = numbers["wins"] + 1, numbers["losses"] - 1
+
+
+TAMPERING = {
+    "one changed win": (_flip_win, "cell cherry_picking-2p-greedy, game 0: its key, seat, actions digest or outcome"),
+    "a win and the counts": (_flip_win_and_count, "cell cherry_picking-2p-greedy, game 0"),
+    "the seed": (lambda c: c.update(seed=c["seed"] + 1), "its deal keys are not those seed"),
+    "an environment version": (
+        lambda c: c["environments"].update(cherry_picking="cherry_picking_v1"),
+        "environment of cherry_picking: the card says 'cherry_picking_v1', protocol v1 pins 'cherry_picking_v0'",
+    ),
+    "a game's digest": (
+        lambda c: c["cells"][0]["digests"].__setitem__(2, "0" * 64),
+        "cell cherry_picking-2p-random, game 2: its key, seat, actions digest or outcome do not give its digest",
+    ),
+    "an actions digest": (lambda c: c["cells"][0]["actions_sha256"].__setitem__(5, "1" * 64), "game 5"),
+    "a cell's root": (
+        lambda c: c["cells"][3].update(merkle_root="2" * 64),
+        "cell cherry_picking-2p-search: the Merkle root",
+    ),
+    "the card's root": (lambda c: c.update(merkle_root="3" * 64), "the card's Merkle root"),
+    "a rating": (
+        lambda c: c["groups"][0].update(rating=1234.5),
+        "group cherry_picking 2p: rating is 1234.5 on the card",
+    ),
+    "the aggregate": (lambda c: c["aggregate"].update(normalised=99.0), "aggregate normalised is 99.0 on the card"),
+    "the protocol file": (lambda c: c["protocol"].update(sha256="4" * 64), "protocol file hash 444444444444"),
+    "a mean score": (
+        lambda c: c["cells"][4]["numbers"].update(mean_score=99.0),
+        "cell juicy_fruits_solo-1p-alone: mean_score is 99.0 on the card",
+    ),
+    "the rules": (lambda c: c["rules_sha256"].update(cherry_picking="5" * 64), "rules of cherry_picking"),
+}
+
+
+@pytest.mark.parametrize("kind", list(TAMPERING))
+def test_a_tampered_card_fails_naming_what_differs(run, tmp_path, kind):
+    change, message = TAMPERING[kind]
+    card = json.loads((run[1] / "card.json").read_text())
+    change(card)
+    folder = _copy(card, tmp_path / "tampered")
+    before = (folder / "card.json").read_bytes()
+    problems = verify_card(folder)["problems"]
+    assert any(message in p for p in problems), problems
+    assert (folder / "card.json").read_bytes() == before
+
+
+def test_a_forged_game_with_recomputed_digests_is_caught_only_by_its_replay(run, tmp_path):
+    """Anyone can recompute digests for invented games: consistency then holds, and replaying the cell shows it."""
+    card = json.loads((run[1] / "card.json").read_text())
+    cell = card["cells"][1]
+    cell["actions_sha256"][0] = rc.actions_digest([0, 1, 2])  # another game, its digest and roots recomputed
+    keys = [int(k) for k in bm.deal_keys(card["seed"], "cherry_picking", 2, 4)] * 2
+    cell["digests"][0] = rc.game_digest(
+        cell["id"],
+        0,
+        keys[0],
+        0,
+        cell["actions_sha256"][0],
+        cell["scores"][0],
+        [w == "1" for w in cell["winners"][0]],
+        0,
+    )
+    cell["merkle_root"] = rc.merkle_root(cell["digests"])
+    card["merkle_root"] = rc.merkle_root([c["merkle_root"] for c in card["cells"]])
+    folder = _copy(card, tmp_path / "forged")
+    assert verify_card(folder)["problems"] == []
+    drawn = verify_card(folder, sample=sum(len(c["digests"]) for c in card["cells"]))  # every game
+    assert drawn["problems"] == [
+        "cell cherry_picking-2p-greedy, game 0: replayed with the policy, it gives another game than the card's"
+    ]
+
+
+def test_bad_cards_are_refused_by_name_and_left_as_they_were(run, tmp_path):
+    card = json.loads((run[1] / "card.json").read_text())
+    cases = {
+        "not json": ("{not json", "is not a result card"),
+        "not a card": (json.dumps({"hello": 1}), "is not a result card (its 'schema' is not"),
+        "schema 2": (
+            rc.card_text({**card, "schema_version": 2}),
+            "card schema version 2; this fruit_envs reads version 1",
+        ),
+        "protocol 7": (
+            rc.card_text({**card, "protocol": {**card["protocol"], "version": 7}}),
+            "made under protocol version 7; this fruit_envs knows protocol version 1",
+        ),
+        "no cells": (rc.card_text({k: v for k, v in card.items() if k != "cells"}), "field 'cells' is missing"),
+        "seed as text": (rc.card_text({**card, "seed": "20261201"}), "field 'seed' must be int, got str"),
+    }
+    for name, (text, message) in cases.items():
+        folder = tmp_path / name.replace(" ", "_")
+        folder.mkdir()
+        (folder / "card.json").write_text(text)
+        with pytest.raises(BenchmarkError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            verify_card(folder)
+        assert (folder / "card.json").read_text() == text and sorted(p.name for p in folder.iterdir()) == ["card.json"]
+    with pytest.raises(BenchmarkError, match="no result card at"):
+        verify_card(tmp_path / "nowhere")
+    with pytest.raises(BenchmarkError, match="--sample must be a non-negative"):
+        verify_card(run[1], sample=-1)
+
+
+def test_the_command_line_exits_0_verified_1_different_2_unreadable(run, tmp_path, capsys):
+    assert bm.main(["verify", str(run[1])]) == 0
+    assert "verified" in capsys.readouterr().out
+    card = json.loads((run[1] / "card.json").read_text())
+    _flip_win(card)
+    assert bm.main(["verify", str(_copy(card, tmp_path / "t"))]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "cell cherry_picking-2p-greedy, game 0" in out
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "card.json").write_text("[]")
+    assert bm.main(["verify", str(tmp_path / "bad")]) == 2
+    assert "is not a result card" in capsys.readouterr().err
+
+
+def test_a_model_policy_is_found_by_its_hash_or_given_and_refused_when_another(tmp_path):
+    """A card of a model file replays from the file its label names, or one of its hash beside the card, or
+    `--policy`; another model, or none, is refused naming the hash."""
+    model = tmp_path / "mine.zip"
+    shutil.copy(BASELINE, model)
+    out = tmp_path / "run"
+    evaluate(
+        str(model), suite="quick", games=4, only=["cherry_picking:2"], references=["greedy"], out=out, progress=False
+    )
+    card = rc.load_card(out)
+    assert card["policy"]["kind"] == "model" and card["policy"]["sha256"] == rc.file_sha256(BASELINE)
+    assert verify_card(out, sample=1)["problems"] == []  # the label's path
+    moved = _copy(copy.deepcopy(card), tmp_path / "elsewhere")
+    model.rename(tmp_path / "gone.zip")
+    with pytest.raises(BenchmarkError, match=r"cannot be rebuilt here: give it with --policy"):
+        verify_card(moved, sample=1)
+    assert verify_card(moved, sample=1, policy=str(tmp_path / "gone.zip"))["problems"] == []
+    other = ROOT / "agents" / "baselines" / "fruit_picking_2p.zip"
+    with pytest.raises(BenchmarkError, match="is not the card's"):
+        verify_card(moved, sample=1, policy=str(other))
+    shutil.copy(tmp_path / "gone.zip", moved / "weights.zip")  # beside the card: found by its hash
+    result = verify_card(moved, sample=2)
+    assert result["problems"] == [] and len(result["replayed"]) == 2
+    assert verify_card(moved)["problems"] == []  # consistency needs no policy
