@@ -187,43 +187,38 @@ GAME_COLUMNS = {"cherry_picking": "CP", "fruit_picking": "FP", "quickity_pickity
 
 
 def leaderboard_markdown(data: dict) -> str:
-    """The leaderboard as Markdown tables: the entries that see only their seat, then the privileged ones."""
+    """The leaderboard as Markdown, per section (seat-only policies, privileged ones, partial entries): a ranking
+    table, then each entry's games and provenance."""
     games = list(GAME_COLUMNS)
-    head = (
-        "| # | entry | aggregate [95%] | " + " | ".join(GAME_COLUMNS[g] for g in games)
-        + " | joint rating [95%] | suite | date | compute | code | verified |"
-    )  # fmt: skip
-    rule = "|---:|---|---|" + "---:|" * len(games) + "---|---|---|---|---|---|"
     out = []
     for section in SECTIONS:
         rows = [r for r in data["entries"] if r["section"] == section]
         if not rows:
             continue
-        out += [f"### {SECTION_TITLES[section]}", "", head, rule]
+        out += [f"### {SECTION_TITLES[section]}", ""]
+        out += ["| # | entry | policy | aggregate [95%] | joint rating [95%] | card verifies |"]
+        out += ["|---:|---|---|---|---|---|"]
         for rank, r in enumerate(rows, 1):
-            per_game = [_num(r["per_game"].get(g)) for g in games]
             rating = r["joint_rating"]
             joint = "-" if rating is None else f"{rating['rating']:.0f} [{rating['low']:.0f}, {rating['high']:.0f}]"
-            suite = r["suite"] + ("" if r["conforms"] else f" ({'; '.join(r['deviations'])})")
-            compute = "-" if r["wall_seconds"] is None else f"{r['wall_seconds'] / 60:.1f} min, {r['workers']} workers"
-            code = _code(r["code"])
-            verified = "yes" if r["verified"] else f"**no**: {len(r['problems'])} differences"
             aggregate = (
                 "-" if r["aggregate"] is None
                 else f"{r['aggregate']:.1f} [{_num(r['aggregate_low'])}, {_num(r['aggregate_high'])}]"
             )  # fmt: skip
-            out.append(
-                f"| {rank} | {r['entry']} (`{r['policy']}`) | {aggregate} | " + " | ".join(per_game)
-                + f" | {joint} | {suite} | {r['date']} | {compute} | {code} | {verified} |"
-            )  # fmt: skip
+            verified = "yes" if r["verified"] else f"**no**: {len(r['problems'])} differences"
+            out.append(f"| {rank} | {r['entry']} | `{r['policy']}` | {aggregate} | {joint} | {verified} |")
+        out += ["", "| entry | " + " | ".join(GAME_COLUMNS[g] for g in games) + " | suite | date | compute | code |"]
+        out.append("|---|" + "---:|" * len(games) + "---|---|---|---|")
+        for r in rows:
+            suite = r["suite"] + ("" if r["conforms"] else f" ({'; '.join(r['deviations'])})")
+            compute = "-" if r["wall_seconds"] is None else f"{r['wall_seconds'] / 60:.1f} min, {r['workers']} workers"
+            per_game = " | ".join(_num(r["per_game"].get(g)) for g in games)
+            out.append(f"| {r['entry']} | {per_game} | {suite} | {r['date']} | {compute} | {_code(r['code'])} |")
         out.append("")
     if data["references"]:
-        refs = ", ".join(
-            f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]"
-            for name, v in sorted(data["references"].items())
-        )
-        out.append(f"The references in the joint fit (random = 0): {refs}.")
-        out.append("")
+        fitted = sorted(data["references"].items())
+        refs = ", ".join(f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]" for name, v in fitted)
+        out += [f"The references in the joint fit (random = 0): {refs}.", ""]
     return "\n".join(out)
 
 
@@ -235,9 +230,11 @@ def _code(code: Any) -> str:
     if not code:
         return "-"
     text = str(code)
-    if text.startswith("http"):
+    if text.startswith(("http://", "https://")):
         return f"[link]({text})"
-    return f"`{text[:10]}`"
+    if len(text) >= 7 and all(ch in "0123456789abcdef" for ch in text):
+        return f"`{text[:10]}`"  # a commit of this repository
+    return text
 
 
 def leaderboard_main(argv: list[str] | None = None) -> int:
