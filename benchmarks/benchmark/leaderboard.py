@@ -107,7 +107,7 @@ def joint_ratings(listed: list[dict]) -> dict[str, dict]:
     bootstrap intervals: `{player: {"rating", "low", "high"}}` for entries (`entry:NAME`) and references
     (`ref:NAME`). Deterministic for a given set of cards."""
     rows, _ = pair_results(listed)
-    rows = [r for r in rows if len(r[2])]
+    rows = sorted((r for r in rows if len(r[2])), key=lambda r: (r[0], r[1]))  # the cards' order does not matter
     if not rows:
         return {}
     point = fit_joint([(a, b, float(x.sum()), float(len(x))) for a, b, x in rows], JOINT_FIXED)
