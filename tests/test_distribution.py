@@ -357,7 +357,12 @@ print("outcome", info["outcome"], "version", fruit_envs.__version__)
     bench = ["fruit-envs-benchmark", "greedy", "--suite", "quick", "--games", "cherry_picking"]
     bench += ["--games-per-cell", "2", "--references", "random", "ppo-baseline", "--no-progress"]
     assert "aggregate normalised score" in wheel_venv.run(*bench, "--out", "bench").stdout
-    assert sorted(p.name for p in (wheel_venv.work / "bench").iterdir()) == ["report.json", "report.md", "report.png"]
+    assert sorted(p.name for p in (wheel_venv.work / "bench").iterdir()) == [
+        "card.json",
+        "report.json",
+        "report.md",
+        "report.png",
+    ]
 
     refused = wheel_venv.run("fruit-envs-throughput", "--update-readme", expect=2)
     assert "README of a source checkout" in refused.stderr

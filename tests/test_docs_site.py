@@ -38,10 +38,6 @@ SCREENSHOTS = SITE / "_screenshots"
 PAGES = [("index.html", "fruit_envs", "home")]
 PAGES += [(f"games/{spec.id}.html", spec.name, spec.id) for spec in registered_games()]
 PAGES += [("tutorials/first-aec-loop.html", "Your first AEC loop", "tutorial_first_aec_loop")]
-PAGES += [
-    ("leaderboard.html", "Leaderboard", "leaderboard"),
-    ("contributing.html", "Submitting a result", "contributing"),
-]
 
 
 def missing(what: str) -> None:

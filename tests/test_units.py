@@ -32,7 +32,19 @@ def boom(x: int) -> int:
     raise KeyError(f"unit {x} fails")
 
 
-def die(x: int) -> int:
+def square_marked(x: int, marker: str) -> int:
+    open(marker, "w").close()
+    return x * x
+
+
+def die_after(x: int, marker: str) -> int:
+    """Kills its worker once `marker` exists and a moment has passed: the other unit's result is back by then,
+    however loaded the machine (a worker's death breaks the pool and loses the units still in it)."""
+    for _ in range(600):
+        if os.path.exists(marker):
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -125,7 +137,8 @@ def test_a_dead_worker_is_retried_then_the_job_stops_naming_the_unit(tmp_path):
     flag = tmp_path / "died"
     mixed = [units.Unit("fine", square, (3,), 1), units.Unit("flaky", die_once, (1, str(flag)), 1)]
     assert units.run_units(mixed, units.backend(workers=2), progress=False) == [9, 101]
-    doomed = [units.Unit("fine", square, (3,), 1), units.Unit("doomed", die, (1,), 1)]
+    marker = str(tmp_path / "fine-ran")
+    doomed = [units.Unit("fine", square_marked, (3, marker), 1), units.Unit("doomed", die_after, (1, marker), 1)]
     with pytest.raises(units.UnitError, match="doomed.*kept in") as error:
         units.run_units(doomed, units.backend(workers=2, retries=1), folder=tmp_path / "run", progress=False)
     assert "died 2 times" in str(error.value)
