@@ -36,6 +36,7 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 #   ratings        ratings against the anchored references, intervals, the aggregate
 #   run            evaluate: the whole benchmark of a policy
 #   best_response  the exploitability proxy
+#   exploitability the particle local best response in every seat (--exploitability lbr)
 #   calibration    the references' anchor ratings
 #   cards          the published reference cards
 #   result_card    card.json: a run's games as digests and outcomes, its numbers, what it ran on
@@ -60,6 +61,16 @@ from fruit_envs.benchmarks.benchmark.cards import (
 )
 from fruit_envs.benchmarks.benchmark.cli import main, verify_main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.exploitability import (
+    LBR_GAMES_PER_SEAT,
+    LBR_PARTICLES,
+    METHODS,
+    SIGNIFICANCE,
+    LocalBestResponse,
+    lbr_unit,
+    parse_exploitability,
+    run_exploitability,
+)
 from fruit_envs.benchmarks.benchmark.leaderboard import (
     GAME_COLUMNS,
     JOINT_BOOTSTRAP,
@@ -112,6 +123,7 @@ from fruit_envs.benchmarks.benchmark.ratings import (
 from fruit_envs.benchmarks.benchmark.reports import (
     RATING_SCALE,
     TRUNCATION_WARNING,
+    exploitability_lines,
     markdown,
     picture,
     protocol_line,
@@ -145,6 +157,15 @@ from fruit_envs.benchmarks.benchmark.run import WORKER_IMPORTS, default_out, eva
 from fruit_envs.benchmarks.benchmark.verify import VERIFY_TOLERANCE, replay_policy, verify_card, verify_summary
 
 __all__ = [
+    "LBR_GAMES_PER_SEAT",
+    "LBR_PARTICLES",
+    "METHODS",
+    "SIGNIFICANCE",
+    "LocalBestResponse",
+    "exploitability_lines",
+    "lbr_unit",
+    "parse_exploitability",
+    "run_exploitability",
     "AGGREGATE_FIELDS",
     "BEST_RESPONSE_CARDS",
     "CARDS",

@@ -130,6 +130,14 @@ def main(argv: list[str] | None = None) -> int:
         help="train a fresh PPO for STEPS decisions against the policy in every two-player game; report its win "
         "share (0: none)",
     )
+    parser.add_argument(
+        "--exploitability",
+        default=None,
+        metavar="METHOD",
+        help="lbr or lbr:PARTICLES: a local best response in every seat at every player count, each seat's gain "
+        "over the policy's own value (a lower bound on exploitability, no training); br or br:STEPS: the trained "
+        "best response of --best-response",
+    )
     parser.add_argument("--games-filter", nargs="+", default=None, metavar="GAME", help="the same as --games GAME ...")
     parser.add_argument(
         "--references", nargs="+", default=None, help="only these references (the run then does not conform)"
@@ -234,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             protocol=protocol,
             workers=args.workers,
             ray_address=args.ray,
+            exploitability=args.exploitability,
         )
     except BenchmarkError as error:
         if isinstance(error, PolicyError) and error.traceback:

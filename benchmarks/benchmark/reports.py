@@ -162,12 +162,38 @@ def markdown(report: dict) -> str:
             lines.append(
                 f"| {b['game']} | {b['steps']} | {b['games']} | {b['wins']}/{b['draws']}/{b['losses']} | {_share(b)} |"
             )
+    lines += exploitability_lines(report.get("exploitability"))
     lines += [
         "",
         f"Wall time {report.get('wall_seconds', 0):.0f} s on {report['machine']['platform']} "
         f"({report['machine']['cores']} cores), started {report['started']}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def exploitability_lines(bound: dict | None) -> list[str]:
+    """report.md's section on a local best response (`--exploitability lbr`): each seat's gain and their sum."""
+    if not bound or bound.get("method") != "lbr":
+        return []
+    budget = bound["budget"]
+    lines = [
+        "",
+        "## Exploitability: local best response",
+        "",
+        f"A particle local best response ({budget['particles']} sampled positions per decision, no training) in "
+        f"each seat against the policy in every other, {budget['games_per_seat']} games per seat; its mean outcome "
+        "(+1 win, -1 loss, 0 draw or truncated) less the policy's own in that seat over the same deals. A gain is "
+        "a lower bound on what a best response gains there (a negative one: this response found nothing); the "
+        "sum over the seats bounds NashConv from below. 95% intervals.",
+        "",
+        "| game | players | gain per seat | sum |",
+        "|---|---|---|---|",
+    ]
+    for g in bound["groups"]:
+        seats = ", ".join(f"{r['seat']}: {_interval(r['gain'], r['gain_low'], r['gain_high'], 2)}" for r in g["seats"])
+        total = _interval(g["sum"], g["sum_low"], g["sum_high"], 2)
+        lines.append(f"| {g['game']} | {g['players']} | {seats} | {total} |")
+    return lines
 
 
 def _by_group(cells: list[dict]) -> dict[tuple[str, int], list[dict]]:
@@ -217,6 +243,13 @@ def summary_table(report: dict) -> str:
         text.append("PRIVILEGED policy (reads the true state): ranked apart from observation-only policies")
     for b in report.get("best_response") or []:
         text.append(f"best response in {b['game']} ({b['steps']} steps): win share {_share(b)}")
+    bound = report.get("exploitability") or {}
+    for g in bound.get("groups", []) if bound.get("method") == "lbr" else []:
+        seats = ", ".join(f"seat {r['seat']} {r['gain']:+.2f}" for r in g["seats"])
+        text.append(
+            f"local best response in {g['game']} {g['players']}p: gains {seats}; "
+            f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)} (a lower bound on NashConv, outcome utility)"
+        )
     text.append(protocol_line(report))
     return "\n".join(text)
 

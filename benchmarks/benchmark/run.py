@@ -17,6 +17,11 @@ from fruit_envs.agents import make_agent
 from fruit_envs.benchmarks.benchmark import result_card
 from fruit_envs.benchmarks.benchmark.best_response import run_best_response
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.exploitability import (
+    LBR_GAMES_PER_SEAT,
+    parse_exploitability,
+    run_exploitability,
+)
 from fruit_envs.benchmarks.benchmark.play import cell_cost, cell_unit, remember
 from fruit_envs.benchmarks.benchmark.policies import is_privileged, resolve_policy
 from fruit_envs.benchmarks.benchmark.protocol import (
@@ -86,6 +91,8 @@ def evaluate(
     best_response_options: dict | None = None,
     workers: int | None = 1,
     ray_address: str | None = None,
+    exploitability: str | None = None,
+    exploitability_games: int | None = None,
 ) -> dict:
     """Benchmark `policy` under the protocol's `suite`; returns the report (and writes report.md, report.json
     and report.png to `out` when given).
@@ -95,7 +102,10 @@ def evaluate(
     then says it does not conform to the protocol. `skip_missing` leaves out cells whose reference is not
     shipped (a PPO baseline not yet trained) instead of refusing the run. `best_response=STEPS` trains a
     fresh MaskablePPO against the frozen policy in every two-player game of the suite and reports its win
-    share (`best_response_options` override the protocol's training settings).
+    share (`best_response_options` override the protocol's training settings). `exploitability="lbr[:N]"`
+    plays a particle local best response in every seat of every group with opponents and reports each seat's
+    gain over the policy's own value there (`exploitability`; `exploitability_games` per seat, default
+    `LBR_GAMES_PER_SEAT`); `"br[:STEPS]"` is `best_response=STEPS`.
     Everything is checked before the first game; a policy fault raises `PolicyError` after saving the
     failing game (failure.jsonl) and the finished cells (the report files) to `out`.
 
@@ -142,6 +152,14 @@ def evaluate(
         deviations.append(f"protocol file {proto.path}, not the published protocol v{proto.version}")
     if best_response is not None and (not validate.is_int(best_response) or best_response < 1):
         raise BenchmarkError(f"best_response must be a positive number of training steps, got {best_response!r}")
+    bound = parse_exploitability(exploitability)
+    if exploitability_games is not None and (not validate.is_int(exploitability_games) or exploitability_games < 2):
+        raise BenchmarkError(f"exploitability_games must be an integer of at least 2, got {exploitability_games!r}")
+    if bound is not None and bound["method"] == "br":
+        if best_response is not None and bound["budget"] is not None and bound["budget"] != best_response:
+            raise BenchmarkError("give the best response's steps once: --best-response STEPS or --exploitability br:N")
+        best_response = bound["budget"] or best_response or int(proto.best_response.get("card_steps", 1_000_000))
+        bound["budget"] = best_response
     source = resolve_policy(policy, proto)
     out = None if out is None else validate.writable_dir(out, "results folder")
     try:
@@ -293,6 +311,15 @@ def evaluate(
         options = {**proto.best_response, **(best_response_options or {})}
         report["best_response"] = run_best_response(
             plan, source.label, best_response, options, seed, progress, traveller, runner
+        )
+        report["wall_seconds"] = round(time.perf_counter() - wall, 2)
+    if bound is not None and bound["method"] == "br":
+        groups = report["best_response"]
+        report["exploitability"] = {"method": "br", "budget": {"steps": best_response}, "groups": groups}
+    elif bound is not None:
+        per_seat_games = exploitability_games or LBR_GAMES_PER_SEAT
+        report["exploitability"] = run_exploitability(
+            plan, source.label, bound, seed, progress, traveller, runner, per_seat_games
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     report["status"] = "complete"
