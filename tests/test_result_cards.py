@@ -39,7 +39,7 @@ def _copy(card: dict, folder: Path) -> Path:
 
 def test_every_run_writes_a_card_that_verifies_and_its_replayed_games_are_the_cards(run):
     report, out = run
-    assert report["card"] == str(out / "card.json")
+    assert report["card"] == str(out / "card.json") == json.loads((out / "report.json").read_text())["card"]
     card = rc.load_card(out)
     assert card["schema"] == rc.SCHEMA and card["schema_version"] == rc.SCHEMA_VERSION and card["status"] == "complete"
     assert card["protocol"]["sha256"] == report["protocol_sha256"] and card["seed"] == report["seed"]
@@ -217,3 +217,17 @@ def test_a_model_policy_is_found_by_its_hash_or_given_and_refused_when_another(t
     result = verify_card(moved, sample=2)
     assert result["problems"] == [] and len(result["replayed"]) == 2
     assert verify_card(moved)["problems"] == []  # consistency needs no policy
+
+
+def test_a_run_whose_cells_cannot_make_a_card_keeps_its_report(tmp_path, monkeypatch):
+    """A cell resumed from a folder written before cards has no actions to digest: the report is still written,
+    naming why there is no card."""
+
+    def old_cell(cell, keys, raw):
+        raise BenchmarkError(f"cell {cell} was played before result cards existed; play it again for a card")
+
+    monkeypatch.setattr(rc, "cell_games", old_cell)
+    out = tmp_path / "run"
+    report = evaluate("random", suite="quick", games=2, only=["cherry_picking:2"], references=["random"], out=out)
+    assert report["card"] is None and "before result cards existed" in report["card_error"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.md", "report.png"]

@@ -299,8 +299,8 @@ def evaluate(
                 f"(python -m fruit_envs.replay {path}){kept}; the finished cells are in {out / 'report.md'}",
             )
             report["error"] = str(error)
-            write_report(report, out)
             _write_card(report, raws, source, runner, out, cpu)
+            write_report(report, out)
         error.report = report
         raise
     _collect(report, raws, cells, done)
@@ -324,8 +324,8 @@ def evaluate(
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     report["status"] = "complete"
     if out is not None:
-        write_report(report, out)
         _write_card(report, raws, source, runner, out, cpu)
+        write_report(report, out)
         units.forget(out)  # the report and the card hold every cell now
     return report
 
@@ -348,8 +348,12 @@ def _write_card(report: dict, raws: dict, source, runner, out: Path, cpu: float)
         "platform": report["machine"]["platform"],
         "cells_resumed": report["machine"].get("cells_resumed", 0),
     }
-    path = result_card.write_card(result_card.make_card(report, raws, keys_of, source, compute), out)
-    report["card"] = str(path)
+    try:
+        card = result_card.make_card(report, raws, keys_of, source, compute)
+    except BenchmarkError as error:  # a cell resumed from a folder written before cards: the report stands alone
+        report["card"], report["card_error"] = None, str(error)
+        return
+    report["card"] = str(result_card.write_card(card, out))
 
 
 def _provenance() -> dict:
