@@ -19,7 +19,7 @@ from fruit_envs.benchmarks.benchmark import BenchmarkError, PolicyError, evaluat
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"suite": "quick", "games": 4, "progress": False, "only": ["cherry_picking", "juicy_fruits_solo"]}
-TIMING = ("seconds", "wall_seconds", "started", "machine", "out")
+TIMING = ("seconds", "wall_seconds", "started", "machine", "out", "card")  # and where the files went
 
 
 def numbers(report: dict) -> dict:
