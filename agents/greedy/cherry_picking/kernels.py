@@ -17,6 +17,8 @@ from fruit_envs.games.cherry_picking.kernels import legal_mask, observe, pile_bo
 N_CARDS = C.N_CARD_TYPES
 N_PLANTS = C.N_PLANTS
 N_SORTS = len(C.SORTS)
+N_VALUES = len(C.FRUIT_VALUES)
+FRUIT_BASE = C.FRUIT_BASE
 WILDCARD = C.WILDCARD
 CHOOSE_BASE = R.CHOOSE_BASE
 CARD_SORT = C.CARD_SORT.astype(np.int64)
@@ -55,16 +57,22 @@ def scores(obs, plants_at, pile_at, table, assign, n_assign, basket_discount, gi
         bonus = pile_bonuses(fruit, wild, table, assign, n_assign, more)
         base = score_plus(total, ladders, bonus, more, -1)
         for k in range(N_PLANTS):
-            # the first of the plant's largest entries, as `argmax`; the block is one-hot (entries 0 or 1), so
-            # the first 1 is it
+            # the plant's card: its one-hot block's 1 (`argmax`). A played fruit goes to its own sort's plant, so
+            # that sort's columns are read first; then the block from its start, the first of its largest entries
             at = plants_at + k * N_CARDS
-            card, top = 0, row[at]
-            for c in range(1, N_CARDS):
-                if top >= 1.0:
+            card = -1
+            for c in range(FRUIT_BASE + k * N_VALUES, FRUIT_BASE + (k + 1) * N_VALUES):
+                if row[at + c] == 1.0:
+                    card = c
                     break
-                entry = row[at + c]
-                if entry > top:
-                    card, top = c, entry
+            if card < 0:
+                card, top = 0, row[at]
+                for c in range(1, N_CARDS):
+                    if top >= 1.0:
+                        break
+                    entry = row[at + c]
+                    if entry > top:
+                        card, top = c, entry
             gain = score_plus(total, ladders, bonus, more, np.int64(card)) - base
             gains[k] = np.float64(gain) + potential(fruit, np.int64(card))
         best = gains[0]
