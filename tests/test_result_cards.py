@@ -109,6 +109,10 @@ TAMPERING = {
         "cell juicy_fruits_solo-1p-alone: mean_score is 99.0 on the card",
     ),
     "the rules": (lambda c: c["rules_sha256"].update(cherry_picking="5" * 64), "rules of cherry_picking"),
+    "a reference agent": (
+        lambda c: c["cells"][1].update(reference_agent="random"),
+        "cell cherry_picking-2p-greedy: reference agent 'random', protocol v1 plays 'greedy' as greedy",
+    ),
 }
 
 
@@ -231,3 +235,21 @@ def test_a_run_whose_cells_cannot_make_a_card_keeps_its_report(tmp_path, monkeyp
     report = evaluate("random", suite="quick", games=2, only=["cherry_picking:2"], references=["random"], out=out)
     assert report["card"] is None and "before result cards existed" in report["card_error"]
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.md", "report.png"]
+
+
+def test_a_card_never_makes_verify_import_a_module_or_file_it_names(run, tmp_path):
+    """A card may come from anywhere: a policy label naming a module or file is not imported for a replay (the
+    user gives --policy), and a reference is always the protocol's agent, whatever the card says."""
+    marker = tmp_path / "imported"
+    (tmp_path / "planted.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef make(spec, config):\n    pass\n")
+    card = json.loads((run[1] / "card.json").read_text())
+    card["policy"].update(label=f"{tmp_path / 'planted.py'}:make", kind="name")
+    folder = _copy(card, tmp_path / "planted_card")
+    with pytest.raises(BenchmarkError, match="cannot be rebuilt here: give it with --policy"):
+        verify_card(folder, sample=1)
+    assert not marker.exists()
+    card = json.loads((run[1] / "card.json").read_text())
+    card["cells"][0]["reference_agent"] = f"{tmp_path / 'planted.py'}:make"
+    result = verify_card(_copy(card, tmp_path / "planted_reference"), sample=40, seed=0)  # every game of the card
+    assert not marker.exists()
+    assert any("reference agent" in p and "not replayed" in p for p in result["problems"])

@@ -51,6 +51,12 @@ def verify_card(
     _check_protocol(card, proto, problems, checked, rules)
     raws: dict[tuple[str, int], list] = {}
     for cell in card["cells"]:
+        named = proto.references.get(cell.get("reference"), {}).get(cell["game"]) if cell.get("reference") else None
+        if cell.get("reference") is not None and cell.get("reference_agent") != named:
+            problems.append(
+                f"cell {cell['id']}: reference agent {cell.get('reference_agent')!r}, protocol v{proto.version} "
+                f"plays {named!r} as {cell['reference']}"
+            )
         raw = _check_cell(card, cell, problems)
         if raw is not None:
             raws.setdefault((cell["game"], cell["players"]), []).append((cell.get("reference"), raw))
@@ -235,7 +241,7 @@ def replay_policy(card: dict, folder: Path, proto: Protocol, policy: Any = None)
             )
         return source
     digest = stated.get("sha256")
-    if stated["kind"] in ("name", "reference"):
+    if stated["kind"] in ("name", "reference") and _built_in(stated["label"], proto):
         try:
             source = resolve_policy(stated["label"], proto)
         except BenchmarkError:
@@ -260,6 +266,17 @@ def replay_policy(card: dict, folder: Path, proto: Protocol, policy: Any = None)
         + (f", sha256 {digest[:12]}" if digest else "")
         + ") cannot be rebuilt here: give it with --policy (a model file of that hash, or the factory's import path)"
     )
+
+
+def _built_in(label: str, proto: Protocol) -> bool:
+    """Whether a card's policy label names what this project ships (a protocol reference, a built-in agent name
+    or form): only those are rebuilt from a card's own words, never a module or file it names (a card may come
+    from anywhere)."""
+    from fruit_envs.agents.resolve import _PLAIN_NAMES, BUILTIN_PREFIXES
+
+    if label.startswith("reference:"):
+        return label.partition(":")[2] in proto.references
+    return label in _PLAIN_NAMES or label.startswith(BUILTIN_PREFIXES) or label.startswith("ppo-baseline@")
 
 
 def _group(name: str) -> tuple[str, int]:
@@ -290,10 +307,17 @@ def _replay(card: dict, path: Path, proto: Protocol, sample: int, policy: Any, s
         config = spec.make_config(cell["players"])
         agent = source.build(spec, config)
         reference = None
-        if cell.get("reference_agent") is not None:
+        if cell.get("reference") is not None:  # the protocol's agent for the reference, not the card's words
             from fruit_envs.agents import make_agent
 
-            reference = make_agent(cell["reference_agent"], spec, config)
+            named = proto.references.get(cell["reference"], {}).get(cell["game"])
+            if named is None or named != cell.get("reference_agent"):
+                problems.append(
+                    f"cell {cell['id']}: its reference agent {cell.get('reference_agent')!r} is not protocol "
+                    f"v{proto.version}'s {named!r}; not replayed"
+                )
+                continue
+            reference = make_agent(named, spec, config)
         _, raw = play_cell(
             spec, config, agent, reference, per_seat(card["games_per_cell"], cell["players"]), card["seed"],
             cell.get("reference"), (source.label, cell.get("reference") or ""),
