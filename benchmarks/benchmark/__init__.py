@@ -101,6 +101,7 @@ from fruit_envs.benchmarks.benchmark.policies import PolicySource, PolicyTravell
 from fruit_envs.benchmarks.benchmark.protocol import (
     HERE,
     Protocol,
+    cell_keys,
     cell_seed,
     check_environments,
     deal_keys,
@@ -118,6 +119,7 @@ from fruit_envs.benchmarks.benchmark.ratings import (
     fit_joint,
     fit_rating,
     group_rating,
+    rate_groups,
     solo_rating,
 )
 from fruit_envs.benchmarks.benchmark.reports import (
@@ -143,6 +145,7 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     card_text,
     cell_games,
     cell_id,
+    cell_outcomes,
     file_sha256,
     game_digest,
     keys_digest,
@@ -209,6 +212,8 @@ __all__ = [
     "cell_cost",
     "cell_games",
     "cell_id",
+    "cell_keys",
+    "cell_outcomes",
     "cell_numbers",
     "cell_seed",
     "cell_unit",
@@ -244,6 +249,7 @@ __all__ = [
     "per_seat",
     "picture",
     "pin_baseline",
+    "rate_groups",
     "play_cell",
     "policy_files",
     "protocol_line",

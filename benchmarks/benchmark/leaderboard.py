@@ -30,6 +30,7 @@ from fruit_envs.benchmarks.benchmark import result_card as rc
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.play import pair_outcomes
 from fruit_envs.benchmarks.benchmark.ratings import fit_joint
+from fruit_envs.benchmarks.benchmark.reports import _num
 
 JOINT_BOOTSTRAP, JOINT_BOOTSTRAP_SEED = 200, 2026
 JOINT_FIXED = {"ref:random": 0.0}  # the scale's zero: the random reference
@@ -91,13 +92,8 @@ def pair_results(listed: list[dict]) -> tuple[list[tuple[str, str, np.ndarray]],
             ref, p = cell.get("reference"), cell["players"]
             if ref is None or p < 2:
                 continue
-            n = len(cell["scores"])
-            scores = np.asarray(cell["scores"], dtype=np.float64).reshape(n, p)
-            winners = np.array([[ch == "1" for ch in row] for row in cell["winners"]], dtype=bool).reshape(n, p)
-            seats = np.repeat(np.arange(p), n // p)
-            finished = np.ones(n, dtype=bool)
-            finished[np.asarray(cell["truncated"], dtype=np.int64)] = False
-            points = np.nanmean(pair_outcomes(scores, winners, seats), axis=1)[finished]
+            scores, winners, truncated, seats = rc.cell_outcomes(cell)
+            points = np.nanmean(pair_outcomes(scores, winners, seats), axis=1)[~truncated]
             rows.append((f"entry:{item['name']}", f"ref:{ref}", points))
     return rows, [f"entry:{item['name']}" for item in listed]
 
@@ -220,10 +216,6 @@ def leaderboard_markdown(data: dict) -> str:
         refs = ", ".join(f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]" for name, v in fitted)
         out += [f"The references in the joint fit (random = 0): {refs}.", ""]
     return "\n".join(out)
-
-
-def _num(value: Any) -> str:
-    return "-" if value is None else f"{value:.1f}"
 
 
 def _code(code: Any) -> str:

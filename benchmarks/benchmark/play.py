@@ -13,7 +13,7 @@ import numpy as np
 from fruit_envs.agents.arena import play_games, wilson_interval
 from fruit_envs.benchmarks.benchmark.errors import PolicyError
 from fruit_envs.benchmarks.benchmark.policies import _Checked, _Fault, _Logged
-from fruit_envs.benchmarks.benchmark.protocol import cell_seed, deal_keys
+from fruit_envs.benchmarks.benchmark.protocol import cell_keys, cell_seed
 from fruit_envs.benchmarks.benchmark.result_card import actions_digest
 from fruit_envs.core import record as frecord
 from fruit_envs.core.spec import Config, GameSpec
@@ -91,7 +91,7 @@ def play_cell(
     policy_seat = np.repeat(np.arange(p), games_per_seat)  # (G,) the policy's seat in each game
     seating = np.ones((num_games, p), dtype=np.int64)
     seating[np.arange(num_games), policy_seat] = 0
-    keys = np.tile(deal_keys(seed, spec.id, p, games_per_seat), p)
+    keys = cell_keys(seed, spec.id, p, games_per_seat)
     history = np.full((num_games, spec.max_game_length(config) + 1), -1, dtype=np.int64)
     checked = _Checked(policy, history)
     agents = [checked] if reference is None else [checked, _Logged(reference, history)]

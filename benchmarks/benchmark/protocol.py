@@ -173,6 +173,12 @@ def deal_keys(seed: int, game: str, players: int, n: int) -> np.ndarray:
     return np.random.SeedSequence([seed, zlib.crc32(game.encode()), players]).generate_state(n, dtype=np.uint64)
 
 
+def cell_keys(seed: int, game: str, players: int, games_per_seat: int) -> np.ndarray:
+    """The deal keys of a cell's games in its order: the policy takes seat 0 in the first `games_per_seat`,
+    then seat 1, ..., every seat on the same deals."""
+    return np.tile(deal_keys(seed, game, players, games_per_seat), players)
+
+
 def per_seat(games_per_cell: int, players: int) -> int:
     """Games the policy plays in each seat of a cell: the cell's games rounded down to a multiple of the
     player count (at least one in each seat)."""

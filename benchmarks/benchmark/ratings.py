@@ -198,6 +198,20 @@ def solo_rating(raw: dict, anchors: dict[str, float | None], rating_cfg: dict, s
     return out
 
 
+def rate_groups(raws: dict, proto: Any) -> list[dict]:
+    """Each game and player count's rating from its cells' raw games (`raws[(game, players)] = [(reference, raw),
+    ...]`) against the protocol's (`proto`) anchors, in the order of `raws`; a one-player game by mean score."""
+    groups = []
+    for (game, p), cells in raws.items():
+        anchors = proto.anchor(game, p)
+        if p == 1:
+            rating = solo_rating(cells[0][1], anchors, proto.rating, proto.scale_reference, game)
+        else:
+            rating = group_rating(cells, anchors, proto.rating, proto.scale_reference, game)
+        groups.append({"game": game, "players": p, "anchors": anchors, **rating})
+    return groups
+
+
 def aggregate(groups: list[dict]) -> dict:
     """The suite's mean normalised score over the rated groups, its interval from the same bootstrap
     replicates (groups resampled independently). Each group gets its part in it: `aggregate_weight` (1/k of

@@ -15,11 +15,11 @@ import json
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+from fruit_envs.benchmarks.benchmark.reports import _json_default
 
 SCHEMA = "fruit_envs.result_card"
 SCHEMA_VERSION = 1
@@ -84,6 +84,18 @@ def cell_games(cell: str, keys: np.ndarray, raw: dict) -> dict:
         "digests": digests,
         "merkle_root": merkle_root(digests),
     }
+
+
+def cell_outcomes(cell: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A card cell's games as arrays: scores `(G, P)`, winners `(G, P)` bool, truncated `(G,)` bool and the
+    policy's seat `(G,)` (seat 0 for the first G/P games, then 1, ...); a ValueError, TypeError or IndexError
+    for malformed lists."""
+    n, p = len(cell["scores"]), cell["players"]
+    scores = np.asarray(cell["scores"], dtype=np.float64).reshape(n, p)
+    winners = np.array([[ch == "1" for ch in row] for row in cell["winners"]], dtype=bool).reshape(n, p)
+    truncated = np.zeros(n, dtype=bool)
+    truncated[np.asarray(cell["truncated"], dtype=np.int64)] = True
+    return scores, winners, truncated, np.repeat(np.arange(p), n // p)
 
 
 def keys_digest(keys: np.ndarray) -> str:
@@ -207,23 +219,15 @@ def write_card(card: dict, out: Path) -> Path:
 def card_text(card: dict) -> str:
     """A card as JSON: one line per field, and per cell (a cell's games are long lists: a diff then names the
     cells that changed)."""
-    compact = {"separators": (",", ":"), "default": _plain}
+    compact = {"separators": (",", ":"), "default": _json_default}
     lines = []
     for name, value in card.items():
         if name == "cells":
             body = ",\n".join("  " + json.dumps(cell, **compact) for cell in value)
             lines.append(f'"cells": [\n{body}\n ]' if value else '"cells": []')
         else:
-            lines.append(f"{json.dumps(name)}: {json.dumps(value, default=_plain)}")
+            lines.append(f"{json.dumps(name)}: {json.dumps(value, default=_json_default)}")
     return "{\n " + ",\n ".join(lines) + "\n}\n"
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
 
 
 _REQUIRED = {  # field: type, checked before anything is recomputed

@@ -27,13 +27,13 @@ from fruit_envs.benchmarks.benchmark.policies import is_privileged, resolve_poli
 from fruit_envs.benchmarks.benchmark.protocol import (
     Protocol,
     _parse_only,
+    cell_keys,
     check_environments,
-    deal_keys,
     load_protocol,
     per_seat,
     protocol_path,
 )
-from fruit_envs.benchmarks.benchmark.ratings import aggregate, group_rating, solo_rating
+from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
 from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WARNING, report_warnings, write_report
 from fruit_envs.core import record as frecord
 from fruit_envs.core import units, validate
@@ -335,7 +335,7 @@ def _write_card(report: dict, raws: dict, source, runner, out: Path, cpu: float)
     games, seed = report["games_per_cell"], report["seed"]
 
     def keys_of(game: str, p: int) -> np.ndarray:
-        return np.tile(deal_keys(seed, game, p, per_seat(games, p)), p)
+        return cell_keys(seed, game, p, per_seat(games, p))
 
     cells = [raw for group in raws.values() for _, raw in group]
     compute = {
@@ -376,14 +376,7 @@ def _collect(report: dict, raws: dict, cells: list, done: dict) -> None:
 
 def _finish(report: dict, raws: dict, proto: Protocol, wall: float) -> None:
     """Ratings of every group that has cells, the aggregate, the wall time."""
-    groups = []
-    for (game, p), cells in raws.items():
-        anchors = proto.anchor(game, p)
-        if p == 1:
-            rating = solo_rating(cells[0][1], anchors, proto.rating, proto.scale_reference, game)
-        else:
-            rating = group_rating(cells, anchors, proto.rating, proto.scale_reference, game)
-        groups.append({"game": game, "players": p, "anchors": anchors, **rating})
+    groups = rate_groups(raws, proto)
     report["aggregate"] = aggregate(groups)
     for group in groups:
         group.pop("replicates", None)

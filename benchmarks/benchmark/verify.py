@@ -23,8 +23,8 @@ import numpy as np
 from fruit_envs.benchmarks.benchmark import result_card as rc
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.play import cell_numbers
-from fruit_envs.benchmarks.benchmark.protocol import Protocol, deal_keys, load_protocol, per_seat
-from fruit_envs.benchmarks.benchmark.ratings import aggregate, group_rating, solo_rating
+from fruit_envs.benchmarks.benchmark.protocol import Protocol, cell_keys, load_protocol, per_seat
+from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
 
 VERIFY_TOLERANCE = 1e-9  # relative, for recomputed floating-point numbers (the same code gives the same bits)
 
@@ -149,15 +149,11 @@ def _check_cell(card: dict, cell: dict, problems: list) -> dict | None:
         )
         return None
     try:
-        scores = np.asarray(cell["scores"], dtype=np.float64).reshape(n, p)
-        winners = np.array([[ch == "1" for ch in row] for row in cell["winners"]], dtype=bool).reshape(n, p)
-        truncated = np.zeros(n, dtype=bool)
-        truncated[np.asarray(cell["truncated"], dtype=np.int64)] = True
+        scores, winners, truncated, seats = rc.cell_outcomes(cell)
     except (ValueError, TypeError, IndexError) as error:
         problems.append(f"cell {name}: its games' outcomes are malformed ({error})")
         return None
-    seats = np.repeat(np.arange(p), n // p)
-    keys = np.tile(deal_keys(card["seed"], game, p, n // p), p)
+    keys = cell_keys(card["seed"], game, p, n // p)
     if rc.keys_digest(keys) != cell["keys_sha256"]:
         problems.append(
             f"cell {name}: its deal keys are not those seed {card['seed']} gives (the seed or the keys were changed)"
@@ -181,14 +177,7 @@ def _check_cell(card: dict, cell: dict, problems: list) -> dict | None:
 
 
 def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> None:
-    groups = []
-    for (game, p), cells in raws.items():
-        anchors = proto.anchor(game, p)
-        if p == 1:
-            rating = solo_rating(cells[0][1], anchors, proto.rating, proto.scale_reference, game)
-        else:
-            rating = group_rating(cells, anchors, proto.rating, proto.scale_reference, game)
-        groups.append({"game": game, "players": p, **rating})
+    groups = rate_groups(raws, proto)
     stated = {(g.get("game"), g.get("players")): g for g in card["groups"]}
     for group in groups:
         where = (group["game"], group["players"])
@@ -322,14 +311,8 @@ def _replay(card: dict, path: Path, proto: Protocol, sample: int, policy: Any, s
             spec, config, agent, reference, per_seat(card["games_per_cell"], cell["players"]), card["seed"],
             cell.get("reference"), (source.label, cell.get("reference") or ""),
         )  # fmt: skip
-        again = rc.cell_games(
-            cell["id"],
-            np.tile(
-                deal_keys(card["seed"], cell["game"], cell["players"], len(raw["scores"]) // cell["players"]),
-                cell["players"],
-            ),
-            raw,
-        )
+        games_per_seat = len(raw["scores"]) // cell["players"]
+        again = rc.cell_games(cell["id"], cell_keys(card["seed"], cell["game"], cell["players"], games_per_seat), raw)
         for g in chosen:
             same = again["digests"][g] == cell["digests"][g]
             replayed.append({"cell": cell["id"], "game": g, "same": same})
