@@ -37,6 +37,7 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 #   run            evaluate: the whole benchmark of a policy
 #   best_response  the exploitability proxy
 #   exploitability the particle local best response in every seat (--exploitability lbr)
+#   seat_best_response the trained best response in every seat, from warm starts (--exploitability br)
 #   calibration    the references' anchor ratings
 #   cards          the published reference cards
 #   result_card    card.json: a run's games as digests and outcomes, its numbers, what it ran on
@@ -160,6 +161,20 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     write_card,
 )
 from fruit_envs.benchmarks.benchmark.run import WORKER_IMPORTS, default_out, evaluate, latest_run, machine
+from fruit_envs.benchmarks.benchmark.seat_best_response import (
+    EVALUATION_LABEL,
+    SELECTION_LABEL,
+    STARTS,
+    check_starts,
+    parse_starts,
+    ppo_policy,
+    responder_model,
+    response_keys,
+    run_seat_best_response,
+    same_weights,
+    seat_br_unit,
+    start_source,
+)
 from fruit_envs.benchmarks.benchmark.verify import VERIFY_TOLERANCE, replay_policy, verify_card, verify_summary
 
 __all__ = [
@@ -175,6 +190,18 @@ __all__ = [
     "lbr_unit",
     "parse_exploitability",
     "run_exploitability",
+    "EVALUATION_LABEL",
+    "SELECTION_LABEL",
+    "STARTS",
+    "check_starts",
+    "parse_starts",
+    "ppo_policy",
+    "responder_model",
+    "response_keys",
+    "run_seat_best_response",
+    "same_weights",
+    "seat_br_unit",
+    "start_source",
     "AGGREGATE_FIELDS",
     "BEST_RESPONSE_CARDS",
     "CARDS",

@@ -135,8 +135,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         metavar="METHOD",
         help="lbr or lbr:PARTICLES: a local best response in every seat at every player count, each seat's gain "
-        "over the policy's own value (a lower bound on exploitability, no training); br or br:STEPS: the trained "
-        "best response of --best-response",
+        "over the policy's own value (a lower bound on exploitability, no training); br or br:STEPS: a MaskablePPO "
+        "trained for STEPS decisions (default: the protocol's card_steps) in every seat at every player count, "
+        "the same bound from a trained response",
+    )
+    parser.add_argument(
+        "--br-starts",
+        default=None,
+        metavar="START,...",
+        help="the warm starts --exploitability br tries in each seat, the best chosen on other deals than those "
+        "reported: scratch, baseline (the shipped PPO baseline), candidate (the policy, when it is a PPO model) "
+        "(default: each that applies)",
     )
     parser.add_argument("--games-filter", nargs="+", default=None, metavar="GAME", help="the same as --games GAME ...")
     parser.add_argument(
@@ -243,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             ray_address=args.ray,
             exploitability=args.exploitability,
+            exploitability_starts=args.br_starts,
         )
     except BenchmarkError as error:
         if isinstance(error, PolicyError) and error.traceback:

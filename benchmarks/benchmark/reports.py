@@ -172,25 +172,44 @@ def markdown(report: dict) -> str:
 
 
 def exploitability_lines(bound: dict | None) -> list[str]:
-    """report.md's section on a local best response (`--exploitability lbr`): each seat's gain and their sum."""
-    if not bound or bound.get("method") != "lbr":
+    """report.md's section on a per-seat best response, local (`--exploitability lbr`) or trained (`br`): each
+    seat's gain (a trained one's chosen warm start) and their sum."""
+    if not bound or bound.get("method") not in ("lbr", "br"):
         return []
     budget = bound["budget"]
+    bounds = (
+        "A gain is a lower bound on what a best response gains there (a negative one: this response found "
+        "nothing); the sum over the seats bounds NashConv from below. 95% intervals."
+    )
+    if bound["method"] == "lbr":
+        title = "local best response"
+        method = (
+            f"A particle local best response ({budget['particles']} sampled positions per decision, no training) "
+            f"in each seat against the policy in every other, {budget['games_per_seat']} games per seat"
+        )
+    else:
+        title = "trained best response per seat"
+        method = (
+            f"A MaskablePPO trained for {budget['steps']} decisions in each seat against the policy in every other, "
+            f"from each warm start ({', '.join(budget['starts'])}; the best, shown in brackets, chosen on "
+            f"{budget['games_per_seat']} games), then {budget['games_per_seat']} fresh games per seat"
+        )
     lines = [
         "",
-        "## Exploitability: local best response",
+        f"## Exploitability: {title}",
         "",
-        f"A particle local best response ({budget['particles']} sampled positions per decision, no training) in "
-        f"each seat against the policy in every other, {budget['games_per_seat']} games per seat; its mean outcome "
-        "(+1 win, -1 loss, 0 draw or truncated) less the policy's own in that seat over the same deals. A gain is "
-        "a lower bound on what a best response gains there (a negative one: this response found nothing); the "
-        "sum over the seats bounds NashConv from below. 95% intervals.",
+        f"{method}; its mean outcome (+1 win, -1 loss, 0 draw or truncated) less the policy's own in that seat over "
+        f"the same deals. {bounds}",
         "",
         "| game | players | gain per seat | sum |",
         "|---|---|---|---|",
     ]
     for g in bound["groups"]:
-        seats = ", ".join(f"{r['seat']}: {_interval(r['gain'], r['gain_low'], r['gain_high'], 2)}" for r in g["seats"])
+        seats = ", ".join(
+            f"{r['seat']}: {_interval(r['gain'], r['gain_low'], r['gain_high'], 2)}"
+            + (f" ({r['start']})" if r.get("start") else "")
+            for r in g["seats"]
+        )
         total = _interval(g["sum"], g["sum_low"], g["sum_high"], 2)
         lines.append(f"| {g['game']} | {g['players']} | {seats} | {total} |")
     return lines
@@ -244,10 +263,13 @@ def summary_table(report: dict) -> str:
     for b in report.get("best_response") or []:
         text.append(f"best response in {b['game']} ({b['steps']} steps): win share {_share(b)}")
     bound = report.get("exploitability") or {}
-    for g in bound.get("groups", []) if bound.get("method") == "lbr" else []:
-        seats = ", ".join(f"seat {r['seat']} {r['gain']:+.2f}" for r in g["seats"])
+    method = {"lbr": "local best response", "br": "trained best response"}.get(bound.get("method"))
+    for g in bound.get("groups", []) if method else []:
+        seats = ", ".join(
+            f"seat {r['seat']} {r['gain']:+.2f}" + (f" ({r['start']})" if r.get("start") else "") for r in g["seats"]
+        )
         text.append(
-            f"local best response in {g['game']} {g['players']}p: gains {seats}; "
+            f"{method} in {g['game']} {g['players']}p: gains {seats}; "
             f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)} (a lower bound on NashConv, outcome utility)"
         )
     text.append(protocol_line(report))

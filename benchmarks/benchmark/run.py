@@ -35,6 +35,7 @@ from fruit_envs.benchmarks.benchmark.protocol import (
 )
 from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
 from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WARNING, report_warnings, write_report
+from fruit_envs.benchmarks.benchmark.seat_best_response import check_starts, parse_starts, run_seat_best_response
 from fruit_envs.core import record as frecord
 from fruit_envs.core import units, validate
 from fruit_envs.core.spec import get_spec
@@ -93,6 +94,7 @@ def evaluate(
     ray_address: str | None = None,
     exploitability: str | None = None,
     exploitability_games: int | None = None,
+    exploitability_starts: Any = None,
 ) -> dict:
     """Benchmark `policy` under the protocol's `suite`; returns the report (and writes report.md, report.json
     and report.png to `out` when given).
@@ -105,7 +107,11 @@ def evaluate(
     share (`best_response_options` override the protocol's training settings). `exploitability="lbr[:N]"`
     plays a particle local best response in every seat of every group with opponents and reports each seat's
     gain over the policy's own value there (`exploitability`; `exploitability_games` per seat, default
-    `LBR_GAMES_PER_SEAT`); `"br[:STEPS]"` is `best_response=STEPS`.
+    `LBR_GAMES_PER_SEAT`); `"br[:STEPS]"` trains a MaskablePPO for STEPS decisions (default: the protocol's
+    `card_steps`) in every seat of every such group against the policy in the others, from each warm start of
+    `exploitability_starts` (`scratch`, `baseline`, `candidate`; default: each that applies), chooses the best
+    start on one set of deals and reports its gain on fresh ones (`exploitability_games` per seat, default the
+    protocol's `games_per_seat`); it may run beside `best_response`, which it leaves as it is.
     Everything is checked before the first game; a policy fault raises `PolicyError` after saving the
     failing game (failure.jsonl) and the finished cells (the report files) to `out`.
 
@@ -155,11 +161,11 @@ def evaluate(
     bound = parse_exploitability(exploitability)
     if exploitability_games is not None and (not validate.is_int(exploitability_games) or exploitability_games < 2):
         raise BenchmarkError(f"exploitability_games must be an integer of at least 2, got {exploitability_games!r}")
-    if bound is not None and bound["method"] == "br":
-        if best_response is not None and bound["budget"] is not None and bound["budget"] != best_response:
-            raise BenchmarkError("give the best response's steps once: --best-response STEPS or --exploitability br:N")
-        best_response = bound["budget"] or best_response or int(proto.best_response.get("card_steps", 1_000_000))
-        bound["budget"] = best_response
+    starts = parse_starts(exploitability_starts)
+    if exploitability_starts is not None and (bound is None or bound["method"] != "br"):
+        raise BenchmarkError("exploitability_starts (--br-starts) are the warm starts of --exploitability br[:STEPS]")
+    if bound is not None and bound["method"] == "br" and bound["budget"] is None:
+        bound["budget"] = int(proto.best_response.get("card_steps", 1_000_000))
     source = resolve_policy(policy, proto)
     out = None if out is None else validate.writable_dir(out, "results folder")
     try:
@@ -209,6 +215,8 @@ def evaluate(
         )
     if skipped:
         deviations.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
+    if bound is not None and bound["method"] == "br":
+        check_starts(plan, starts)
     privileged = any(is_privileged(agent) for _, _, agent, _ in plan)
     traveller = source.traveller(proto, workers=runner.workers > 1 or runner.ray_address is not None)
     for spec, config, agent, refs in plan:  # this process plays its cells with the agents checked above
@@ -314,8 +322,12 @@ def evaluate(
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     if bound is not None and bound["method"] == "br":
-        groups = report["best_response"]
-        report["exploitability"] = {"method": "br", "budget": {"steps": best_response}, "groups": groups}
+        options = {**proto.best_response, **(best_response_options or {})}
+        report["exploitability"] = run_seat_best_response(
+            plan, source.label, bound["budget"], options, seed, progress, traveller, runner, exploitability_games,
+            starts,
+        )  # fmt: skip
+        report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     elif bound is not None:
         per_seat_games = exploitability_games or LBR_GAMES_PER_SEAT
         report["exploitability"] = run_exploitability(
