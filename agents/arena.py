@@ -50,12 +50,15 @@ def play_games(
     record_to=None,
     labels: list[str] | None = None,
     record_meta: dict | None = None,
+    start=None,
 ) -> MatchResult:
     """Play `len(seating)` games in one batch; `seating[g, k]` indexes the agent in seat k of game g.
 
-    Each decision asks every agent once for all games where one of its seats is to move.
+    Each decision asks every agent once for all games where one of its seats is to move. An agent with a
+    `watch(before, actions, after)` method is shown every step of the batch (-1: a finished game's action).
     `record=True` keeps the actions; `record_to` (a JSON-lines path, a list or a callable) also
     receives a `GameRecord` of every game, its seats labelled with `labels` (default: the agents' names).
+    `start`: a batch state of `len(seating)` live games to play on from, instead of new deals (not recorded).
     """
     spec = get_spec(game)
     rules = spec.rules
@@ -68,9 +71,18 @@ def play_games(
         raise ValueError(f"seating refers to agents 0..{seating.max()}, but {len(agents)} agents were given")
     gen = np.random.default_rng(seed)
     keys = frng.keys_from_seed(seed, num_games) if keys is None else np.asarray(keys, dtype=np.uint64)
-    state = rules.init(config, keys)
+    if start is None:
+        state = rules.init(config, keys)
+    elif record or record_to is not None or start.batch_size != num_games or start.config != config:
+        raise ValueError(
+            f"start must be a batch of {num_games} {spec.id} games with config {config}, not recorded; got "
+            f"{start.batch_size} games with config {start.config}"
+        )
+    else:
+        state = start.copy()
     rows = np.arange(num_games)
     log = [] if record or record_to is not None else None
+    watchers = [agent for agent in agents if hasattr(agent, "watch")]  # see every step: `watch(before, actions, after)`
     for _ in range(spec.max_game_length(config) + 1):
         if state.done.all():
             break
@@ -93,7 +105,9 @@ def play_games(
             raise ValueError(f"agent {agents[who[bad]]!r} chose illegal action {actions[bad]} in game {bad}")
         if log is not None:
             log.append(actions.copy())
-        state, _ = rules.step(state, np.maximum(actions, 0))
+        before, (state, _) = state, rules.step(state, np.maximum(actions, 0))
+        for agent in watchers:
+            agent.watch(before, actions, state)
     else:
         raise RuntimeError("games outlived the declared maximum length")
     records = None

@@ -111,3 +111,28 @@ class Handed:
             if len(rows) and self.expert.last_values is not None:  # fresh: the expert has just decided them
                 self.last_values[rows] = self.expert.last_values
         return chosen
+
+
+def action_probabilities(agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """`(B, A)` the probability that `agent` plays each action in each row: its own `probabilities(obs, mask)`
+    if it has one; uniform over the legal actions for random play; a sampling PPO policy's softmax over its
+    legal logits; otherwise uniform over the legal actions of best score (`scores`: greedy, a deterministic PPO
+    policy), as `argmax_legal` breaks exact ties. Scores within its 1e-6 tie-break noise of the best but not
+    equal to it are taken as lower (the noise flips them with a small probability this ignores).
+    A `ValueError` for an agent that says neither (search: its choice depends on sampled positions)."""
+    mask = np.asarray(mask, dtype=bool)
+    if hasattr(agent, "probabilities"):
+        return np.asarray(agent.probabilities(obs, mask), dtype=np.float64)
+    if getattr(agent, "name", None) == "random" and not hasattr(agent, "scores"):
+        return mask / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+    if not hasattr(agent, "scores") or getattr(agent, "needs_state", False):
+        raise ValueError(
+            f"{agent!r} gives no action probabilities: give it a `probabilities(obs, mask)` method returning "
+            "(B, A) probabilities, or `scores(obs, mask)` if it plays the best legal score"
+        )
+    scores = np.where(mask, np.asarray(agent.scores(obs, mask), dtype=np.float64), -np.inf)
+    if getattr(agent, "deterministic", True) is False:  # a sampling policy: softmax over its legal logits
+        weights = np.where(mask, np.exp(scores - scores.max(axis=1, keepdims=True)), 0.0)
+    else:
+        weights = (mask & (scores == scores.max(axis=1, keepdims=True))).astype(np.float64)
+    return weights / weights.sum(axis=1, keepdims=True)

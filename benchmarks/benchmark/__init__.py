@@ -36,7 +36,8 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 #   ratings        ratings against the anchored references, intervals, the aggregate
 #   run            evaluate: the whole benchmark of a policy
 #   best_response  the exploitability proxy
-#   exploitability the particle local best response in every seat (--exploitability lbr)
+#   exploitability the particle local best response in every seat (--exploitability lbr), its particle filter
+#   exact          exact best-response values of small analysis positions, to check the bounds against
 #   seat_best_response the trained best response in every seat, from warm starts (--exploitability br)
 #   calibration    the references' anchor ratings
 #   cards          the published reference cards
@@ -62,13 +63,16 @@ from fruit_envs.benchmarks.benchmark.cards import (
 )
 from fruit_envs.benchmarks.benchmark.cli import main, verify_main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.exact import MAX_CELLS, MAX_NODES, analysis_position, exact_best_response
 from fruit_envs.benchmarks.benchmark.exploitability import (
+    FILTER_SIZE,
     LBR_GAMES_PER_SEAT,
     LBR_PARTICLES,
     METHODS,
     SIGNIFICANCE,
     UTILITY,
     LocalBestResponse,
+    ParticleFilter,
     group_bounds,
     lbr_unit,
     paired_gain,
@@ -185,6 +189,12 @@ __all__ = [
     "LocalBestResponse",
     "exploitability_lines",
     "group_bounds",
+    "analysis_position",
+    "exact_best_response",
+    "FILTER_SIZE",
+    "MAX_CELLS",
+    "MAX_NODES",
+    "ParticleFilter",
     "paired_gain",
     "UTILITY",
     "lbr_unit",

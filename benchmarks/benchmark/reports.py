@@ -184,8 +184,14 @@ def exploitability_lines(bound: dict | None) -> list[str]:
     if bound["method"] == "lbr":
         title = "local best response"
         method = (
-            f"A particle local best response ({budget['particles']} sampled positions per decision, no training) "
-            f"in each seat against the policy in every other, {budget['games_per_seat']} games per seat"
+            f"A particle local best response ({budget['particles']} positions per decision, no training) in each "
+            f"seat against the policy in every other, {budget['games_per_seat']} games per seat"
+            + (
+                f"; its positions drawn from {budget['filter_size']} per game its seat cannot tell apart from the true "
+                "one, weighted by the policy's probability of what the seat saw happen"
+                if budget.get("filter_size")
+                else ""
+            )
         )
     else:
         title = "trained best response per seat"

@@ -163,6 +163,7 @@ class LearnerBatch:
         self._learner_mask: tuple | None = None  # batch of one: (state, step count, mask) of the learner's turn
         self.recorder: frecord.BatchRecorder | None = None
         self.set_record(record, record_source)
+        self.start_positions = None
 
     @property
     def rules(self):
@@ -218,7 +219,7 @@ class LearnerBatch:
         self.pending_reward[:] = 0
         self.state = None
         self._start_games(np.arange(self.num_envs))
-        self._play_opponents()
+        self._play_until_learner(np.arange(self.num_envs))
         return self.observe(), self.action_masks()
 
     def load_state(self, state) -> tuple[np.ndarray, np.ndarray]:
@@ -244,10 +245,28 @@ class LearnerBatch:
         self._play_opponents()
         return self.observe(), self.action_masks()
 
+    def set_start_positions(self, positions) -> None:
+        """Start every later game from one of `positions` (a batch state of live games of this config), drawn
+        uniformly, instead of a new deal: training from given positions (a curriculum, an analysis setting).
+        None returns to new deals. Games started so are not recorded."""
+        if positions is not None:
+            if positions.GAME != self.spec.id or positions.config != self.config or not positions.batch_size:
+                raise ValueError(
+                    f"start positions must be {self.spec.id} games with config {self.config}, got "
+                    f"{positions.batch_size} {positions.GAME} games with config {positions.config}"
+                )
+            if positions.done.any():
+                raise ValueError("every start position must be a live game (not done)")
+            positions = positions.copy()
+        self.start_positions = positions
+
     def _start_games(self, games: np.ndarray) -> None:
         self._learner_mask = None
         self._episode_keys[games], keys = frng.split(self._episode_keys[games])
-        fresh = self.rules.init(self.config, keys)
+        if self.start_positions is None:
+            fresh = self.rules.init(self.config, keys)
+        else:
+            fresh = self.start_positions.take(self._rng.integers(0, self.start_positions.batch_size, len(games)))
         if self.state is None:
             self.state = fresh
         else:
@@ -262,6 +281,8 @@ class LearnerBatch:
         self.episode_length[games] = 0
         if self.recorder is not None:
             self.recorder.begin(games, keys, [self._players(g) for g in games])
+            if self.start_positions is not None:  # not a seeded setup: a record could not replay it
+                self.recorder.skip[games] = True
 
     def require_reset(self, what: str) -> None:
         """`ResetNeededError` naming `what` while no game has started."""
@@ -331,7 +352,23 @@ class LearnerBatch:
         """Start new games at rows `games`; opponents move until each learner's turn (their rewards are
         paid with the learner's next step)."""
         self._start_games(games)
-        self.pending_reward += self._play_opponents()
+        self.pending_reward += self._play_until_learner(games)
+
+    def _play_until_learner(self, games: np.ndarray) -> np.ndarray:
+        """Opponents move until the learner's turn (`_play_opponents`). A game started from a given position that
+        ends before the learner decides anything starts again from another (it gives the learner nothing to
+        learn), its rewards dropped; a `RuntimeError` if the positions leave the learner no turn in 100 draws."""
+        gained = self._play_opponents()
+        for _ in range(100):
+            over = games[self.state.done[games]] if self.start_positions is not None else games[:0]
+            if not len(over):
+                return gained
+            gained[over] = 0
+            self._start_games(over)
+            gained += self._play_opponents()
+        raise RuntimeError(
+            "the start positions left the learner no turn in 100 draws: every one ends before its seat decides"
+        )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Apply the learners' actions, play opponents, autoreset finished games (same step).

@@ -88,6 +88,11 @@ class FruitSB3VecEnv(VecEnv):
     def set_opponents(self, opponent: OpponentArg, weights=None) -> None:
         self.batch.set_opponents(opponent, weights)
 
+    def set_start_positions(self, positions) -> None:
+        """Start every later game (resets included) from one of `positions` (a batch state of live games),
+        drawn uniformly, instead of a new deal; None returns to new deals."""
+        self.batch.set_start_positions(positions)
+
     def seed(self, seed: int | None = None):
         self._seed = validate.check_seed(seed)
         return [seed] * self.num_envs
