@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.protocol import HERE, Protocol, load_protocol
@@ -25,11 +26,14 @@ def reference_cards(
     protocol: int | str | Path | Protocol = 1,
     workers: int | None = 1,
     ray_address: str | None = None,
+    exploitability: str | None = None,
+    exploitability_players: Any = None,
 ) -> dict[str, dict]:
     """The report cards of the protocol's references, each played as the policy (`reference:NAME`) under
     `suite` into out/NAME/, with a best response of `best_response` steps (the protocol's `card_steps` when
     None, 0 for none) against greedy and the PPO baselines; then the index out/cards.md (`cards_index`). Each
-    card's cells run on `workers` / `ray_address` as in `evaluate`."""
+    card's cells run on `workers` / `ray_address` as in `evaluate`, with its exploitability bounds when
+    `exploitability` (`--exploitability`, limited to `exploitability_players`) is given."""
     proto = load_protocol(protocol)
     names = list(CARDS) if names is None else list(names)
     unknown = [n for n in names if n not in CARDS]
@@ -56,6 +60,8 @@ def reference_cards(
             protocol=proto,
             workers=workers,
             ray_address=ray_address,
+            exploitability=exploitability,
+            exploitability_players=exploitability_players,
         )
     cards_index(out)
     return reports

@@ -147,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         "reported: scratch, baseline (the shipped PPO baseline), candidate (the policy, when it is a PPO model) "
         "(default: each that applies)",
     )
+    parser.add_argument(
+        "--exploitability-players",
+        default=None,
+        metavar="N,...",
+        help="only these player counts for --exploitability (e.g. 2; default: every count of the run)",
+    )
     parser.add_argument("--games-filter", nargs="+", default=None, metavar="GAME", help="the same as --games GAME ...")
     parser.add_argument(
         "--references", nargs="+", default=None, help="only these references (the run then does not conform)"
@@ -221,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                 protocol,
                 workers=args.workers,
                 ray_address=args.ray,
+                exploitability=args.exploitability,
+                exploitability_players=args.exploitability_players,
             )
             print((Path(args.out or PUBLISHED) / "cards.md").read_text())
             return 0
@@ -253,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             ray_address=args.ray,
             exploitability=args.exploitability,
             exploitability_starts=args.br_starts,
+            exploitability_players=args.exploitability_players,
         )
     except BenchmarkError as error:
         if isinstance(error, PolicyError) and error.traceback:

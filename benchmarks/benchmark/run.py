@@ -95,6 +95,7 @@ def evaluate(
     exploitability: str | None = None,
     exploitability_games: int | None = None,
     exploitability_starts: Any = None,
+    exploitability_players: Any = None,
 ) -> dict:
     """Benchmark `policy` under the protocol's `suite`; returns the report (and writes report.md, report.json
     and report.png to `out` when given).
@@ -112,6 +113,7 @@ def evaluate(
     `exploitability_starts` (`scratch`, `baseline`, `candidate`; default: each that applies), chooses the best
     start on one set of deals and reports its gain on fresh ones (`exploitability_games` per seat, default the
     protocol's `games_per_seat`); it may run beside `best_response`, which it leaves as it is.
+    `exploitability_players` (player counts) limits either to those groups of the run.
     Everything is checked before the first game; a policy fault raises `PolicyError` after saving the
     failing game (failure.jsonl) and the finished cells (the report files) to `out`.
 
@@ -164,6 +166,7 @@ def evaluate(
     starts = parse_starts(exploitability_starts)
     if exploitability_starts is not None and (bound is None or bound["method"] != "br"):
         raise BenchmarkError("exploitability_starts (--br-starts) are the warm starts of --exploitability br[:STEPS]")
+    bound_players = _parse_players(exploitability_players, bound)
     if bound is not None and bound["method"] == "br" and bound["budget"] is None:
         bound["budget"] = int(proto.best_response.get("card_steps", 1_000_000))
     source = resolve_policy(policy, proto)
@@ -321,17 +324,18 @@ def evaluate(
             plan, source.label, best_response, options, seed, progress, traveller, runner
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
+    bound_plan = [row for row in plan if bound_players is None or row[1].num_players in bound_players]
     if bound is not None and bound["method"] == "br":
         options = {**proto.best_response, **(best_response_options or {})}
         report["exploitability"] = run_seat_best_response(
-            plan, source.label, bound["budget"], options, seed, progress, traveller, runner, exploitability_games,
+            bound_plan, source.label, bound["budget"], options, seed, progress, traveller, runner, exploitability_games,
             starts,
         )  # fmt: skip
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     elif bound is not None:
         per_seat_games = exploitability_games or LBR_GAMES_PER_SEAT
         report["exploitability"] = run_exploitability(
-            plan, source.label, bound, seed, progress, traveller, runner, per_seat_games
+            bound_plan, source.label, bound, seed, progress, traveller, runner, per_seat_games
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     report["status"] = "complete"
@@ -340,6 +344,27 @@ def evaluate(
         write_report(report, out)
         units.forget(out)  # the report and the card hold every cell now
     return report
+
+
+def _parse_players(players: Any, bound: dict | None) -> set[int] | None:
+    """`exploitability_players` as a set of player counts (None: every count of the run), checked by name."""
+    if players is None:
+        return None
+    if bound is None:
+        raise BenchmarkError("exploitability_players (--exploitability-players) limits --exploitability; give it too")
+    if isinstance(players, str):
+        players = [p.strip() for p in players.split(",") if p.strip()]
+    elif validate.is_int(players):
+        players = [players]
+    try:
+        counts = {int(p) for p in players}
+    except (TypeError, ValueError):
+        counts = set()
+    if not counts or min(counts) < 2 or any(isinstance(p, bool) for p in players):
+        raise BenchmarkError(
+            f"exploitability_players must be player counts of at least 2 (e.g. 2 or 2,3), got {players!r}"
+        )
+    return counts
 
 
 def _write_card(report: dict, raws: dict, source, runner, out: Path, cpu: float) -> None:
