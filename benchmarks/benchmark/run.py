@@ -218,8 +218,9 @@ def evaluate(
         )
     if skipped:
         deviations.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
+    bound_plan = [row for row in plan if bound_players is None or row[1].num_players in bound_players]
     if bound is not None and bound["method"] == "br":
-        check_starts(plan, starts)
+        check_starts(bound_plan, starts)
     privileged = any(is_privileged(agent) for _, _, agent, _ in plan)
     traveller = source.traveller(proto, workers=runner.workers > 1 or runner.ray_address is not None)
     for spec, config, agent, refs in plan:  # this process plays its cells with the agents checked above
@@ -324,7 +325,6 @@ def evaluate(
             plan, source.label, best_response, options, seed, progress, traveller, runner
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
-    bound_plan = [row for row in plan if bound_players is None or row[1].num_players in bound_players]
     if bound is not None and bound["method"] == "br":
         options = {**proto.best_response, **(best_response_options or {})}
         report["exploitability"] = run_seat_best_response(
