@@ -126,3 +126,24 @@ def test_the_site_has_the_leaderboard_page():
     spec.loader.exec_module(pages)  # the docs' own hook, as mkdocs loads it
     page = pages.leaderboard_page()
     assert page.startswith("# Leaderboard: protocol v1") and "reference:search" in page and " | yes |" in page
+
+
+@pytest.mark.parametrize("name", ("random", "greedy", "ppo-baseline"))
+def test_the_references_cards_carry_their_exploitability_bounds_at_two_players(name):
+    """Issue 60: the references' cards hold their local best response's bounds (two players, every game), and the
+    leaderboard shows them; random play is exploitable in every game, and the bound says so at 95%."""
+    bound = rc.load_card(FOLDER / name)["exploitability"]
+    assert bound["method"] == "lbr" and bound["budget"]["particles"] >= 1 and bound["budget"]["filter_size"] >= 1
+    games = ("cherry_picking", "fruit_picking", "quickity_pickity", "juicy_fruits")
+    assert sorted((g["game"], g["players"]) for g in bound["groups"]) == sorted((g, 2) for g in games)
+    for group in bound["groups"]:
+        assert [s["seat"] for s in group["seats"]] == [0, 1]
+        assert group["sum"] == pytest.approx(sum(s["gain"] for s in group["seats"]))
+        assert group["sum_low"] <= group["sum"] <= group["sum_high"]
+        if name == "random":
+            assert group["sum_low"] > 0, group
+    data = lb.leaderboard_table(lb.leaderboard_entries(FOLDER))
+    (row,) = [r for r in data["entries"] if r["entry"] == name]
+    assert set(row["exploitability"]["groups"]) == {f"{g}:2" for g in games}
+    text = lb.leaderboard_markdown(data)
+    assert "### Exploitability bounds" in text and f"| {name} | lbr (particles " in text

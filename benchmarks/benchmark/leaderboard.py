@@ -161,6 +161,7 @@ def leaderboard_table(listed: list[dict]) -> dict:
                 "merkle_root": card["merkle_root"],
                 "verified": not item["problems"],
                 "problems": item["problems"],
+                "exploitability": _bounds(card.get("exploitability")),
             }
         )
     for row in rows:
@@ -211,11 +212,54 @@ def leaderboard_markdown(data: dict) -> str:
             per_game = " | ".join(_num(r["per_game"].get(g)) for g in games)
             out.append(f"| {r['entry']} | {per_game} | {suite} | {r['date']} | {compute} | {_code(r['code'])} |")
         out.append("")
+    out += _bounds_markdown([r for r in data["entries"] if r.get("exploitability")], games)
     if data["references"]:
         fitted = sorted(data["references"].items())
         refs = ", ".join(f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]" for name, v in fitted)
         out += [f"The references in the joint fit (random = 0): {refs}.", ""]
     return "\n".join(out)
+
+
+def _bounds(bound: dict | None) -> dict | None:
+    """A card's exploitability bounds (`--exploitability`) as the leaderboard shows them: the method, its budget
+    and per group (`game:players`) the sum of the seats' gains with its interval."""
+    if not bound or not bound.get("groups"):
+        return None
+    groups = {f"{g['game']}:{g['players']}": [g["sum"], g["sum_low"], g["sum_high"]] for g in bound["groups"]}
+    return {"method": bound["method"], "budget": bound["budget"], "groups": groups}
+
+
+def _bounds_markdown(rows: list[dict], games: list[str]) -> list[str]:
+    """The entries' exploitability bounds, one column per game and player count any of them measured."""
+    if not rows:
+        return []
+    order = {game: k for k, game in enumerate(games)}
+
+    def place(key: str) -> tuple:
+        game, players = key.split(":")
+        return order.get(game, len(order)), int(players)
+
+    keys = sorted({key for r in rows for key in r["exploitability"]["groups"]}, key=place)
+    columns = [f"{GAME_COLUMNS.get(k.split(':')[0], k.split(':')[0])} {k.split(':')[1]}p" for k in keys]
+    out = [
+        "### Exploitability bounds",
+        "",
+        "From the cards that carry them (`--exploitability`): per game and player count, the sum over the seats of "
+        "a best response's gain over the policy's own value (outcome utility, 95% interval), a lower bound on "
+        "NashConv; a sum at or below 0 means that response found nothing (the bound is 0).",
+        "",
+        "| entry | method | " + " | ".join(columns) + " |",
+        "|---|---|" + "---:|" * len(keys),
+    ]
+    for r in rows:
+        bound = r["exploitability"]
+        budget = ", ".join(f"{k} {v}" for k, v in bound["budget"].items() if not isinstance(v, (list, dict)))
+        cells = []
+        for key in keys:
+            value = bound["groups"].get(key)
+            cells.append("-" if value is None else f"{value[0]:.2f} [{value[1]:.2f}, {value[2]:.2f}]")
+        out.append(f"| {r['entry']} | {bound['method']} ({budget}) | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def _code(code: Any) -> str:
