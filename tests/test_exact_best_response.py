@@ -289,3 +289,35 @@ def _finished(spec, config):
     while not state.done[0]:
         state, _ = spec.rules.step(state, np.array([gen.choice(np.flatnonzero(spec.rules.legal_mask(state)[0]))]))
     return state
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "nope"], "unknown game 'nope'"),
+        (["--policies", "search", "--games", "cherry_picking"], "gives no action probabilities"),
+        (["--particles", "0"], "must be positive"),
+        (["--repeats", "1"], "at least 2"),
+        (["--players", "1"], "at least 2"),
+    ],
+)
+def test_the_check_refuses_bad_input_by_name_before_any_work(args, message, capsys, tmp_path):
+    from fruit_envs.benchmarks.exploitability_check import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([*args, "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_check_writes_under_the_current_folder_by_default(tmp_path, monkeypatch):
+    """Outside `--update-docs` the results go to ./results/exploitability_check, never into the package."""
+    from fruit_envs.benchmarks.exploitability_check import main
+
+    monkeypatch.chdir(tmp_path)
+    args = ["--games", "juicy_fruits", "--policies", "greedy", "--quick", "--seeds", "1", "--steps", "512"]
+    assert main(args) == 0
+    assert sorted(p.name for p in (tmp_path / "results" / "exploitability_check").iterdir()) == [
+        "check.json",
+        "check.png",
+    ]
