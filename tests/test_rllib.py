@@ -296,7 +296,7 @@ def test_one_iteration_on_two_env_runners_writes_the_run_folder_and_never_plays_
     assert (latest / "rllib_checkpoint.json").is_file()
     assert (run / "model").is_dir() and (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["illegal_actions"] == 0 and summary["iterations"] == 1
+    assert summary["illegal_actions"] == 0 and summary["iterations"] == len(iterations)
     assert not list(run.rglob("*.tmp*")), "no temporary files are left behind"
 
     from fruit_envs.agents import make_agent
