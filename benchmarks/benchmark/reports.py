@@ -274,9 +274,10 @@ def summary_table(report: dict) -> str:
         seats = ", ".join(
             f"seat {r['seat']} {r['gain']:+.2f}" + (f" ({r['start']})" if r.get("start") else "") for r in g["seats"]
         )
+        meaning = "a lower bound on NashConv, outcome utility" if g["sum"] > 0 else "found nothing: the bound is 0"
         text.append(
             f"{method} in {g['game']} {g['players']}p: gains {seats}; "
-            f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)} (a lower bound on NashConv, outcome utility)"
+            f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)} ({meaning})"
         )
     text.append(protocol_line(report))
     return "\n".join(text)
