@@ -49,7 +49,7 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 
 from __future__ import annotations
 
-from fruit_envs.benchmarks.benchmark.best_response import best_response_unit, run_best_response
+from fruit_envs.benchmarks.benchmark.best_response import best_response_unit, response_model, run_best_response
 from fruit_envs.benchmarks.benchmark.calibration import anchors_yaml, calibrate
 from fruit_envs.benchmarks.benchmark.cards import (
     BEST_RESPONSE_CARDS,
@@ -78,6 +78,7 @@ from fruit_envs.benchmarks.benchmark.exploitability import (
     paired_gain,
     parse_exploitability,
     run_exploitability,
+    run_per_seat,
 )
 from fruit_envs.benchmarks.benchmark.leaderboard import (
     GAME_COLUMNS,
@@ -196,6 +197,8 @@ __all__ = [
     "MAX_NODES",
     "ParticleFilter",
     "paired_gain",
+    "response_model",
+    "run_per_seat",
     "UTILITY",
     "lbr_unit",
     "parse_exploitability",

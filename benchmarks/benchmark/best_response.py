@@ -41,8 +41,6 @@ def run_best_response(
 
 def best_response_unit(policy, game: str, steps: int, options: dict, seed: int) -> dict:
     """One game's best response (`run_best_response`), in whatever process runs it."""
-    from sb3_contrib import MaskablePPO
-
     from fruit_envs.agents.ppo import PPOAgent
     from fruit_envs.benchmarks.benchmark.play import built
     from fruit_envs.core.sb3_vec_env import FruitSB3VecEnv
@@ -54,20 +52,7 @@ def best_response_unit(policy, game: str, steps: int, options: dict, seed: int) 
     start = time.perf_counter()
     env = FruitSB3VecEnv(spec.id, num_envs=int(options["num_envs"]), num_players=2, opponent=agent)
     env.seed(seed)
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        learning_rate=float(options["learning_rate"]),
-        n_steps=int(options["n_steps"]),
-        batch_size=int(options["batch_size"]),
-        n_epochs=int(options["n_epochs"]),
-        gamma=float(options["gamma"]),
-        ent_coef=float(options["ent_coef"]),
-        seed=seed,
-        policy_kwargs={"net_arch": [int(n) for n in options["net_arch"]]},
-        device="cpu",
-        verbose=0,
-    )
+    model = response_model(env, options, seed)
     model.learn(total_timesteps=steps, progress_bar=False)
     learner = PPOAgent(model, spec, config, deterministic=True)
     per_seat = int(options["games_per_seat"])
@@ -88,3 +73,24 @@ def best_response_unit(policy, game: str, steps: int, options: dict, seed: int) 
         "win_high": numbers["win_high"],
         "seconds": numbers["seconds"],
     }
+
+
+def response_model(env, options: dict, seed: int, policy_kwargs: dict | None = None):
+    """An untrained MaskablePPO on `env` with the protocol's `best_response:` training settings (`options`) on the
+    CPU; `policy_kwargs` default to the settings' `net_arch`."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=float(options["learning_rate"]),
+        n_steps=int(options["n_steps"]),
+        batch_size=int(options["batch_size"]),
+        n_epochs=int(options["n_epochs"]),
+        gamma=float(options["gamma"]),
+        ent_coef=float(options["ent_coef"]),
+        seed=seed,
+        policy_kwargs=policy_kwargs or {"net_arch": [int(n) for n in options["net_arch"]]},
+        device="cpu",
+        verbose=0,
+    )

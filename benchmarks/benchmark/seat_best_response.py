@@ -22,7 +22,6 @@ share) stays as it is; this is the per-seat bound beside `--exploitability lbr`.
 
 from __future__ import annotations
 
-import sys
 import time
 import zlib
 from typing import Any
@@ -30,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.agents.arena import play_games
+from fruit_envs.benchmarks.benchmark.best_response import response_model
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
-from fruit_envs.benchmarks.benchmark.exploitability import UTILITY, group_bounds, paired_gain
+from fruit_envs.benchmarks.benchmark.exploitability import UTILITY, paired_gain, run_per_seat
 
 STARTS = ("scratch", "baseline", "candidate")  # the warm starts, in the order they are trained and preferred
 SELECTION_LABEL = "br-select"  # the deal-key label of the games that choose the start (never reported)
@@ -115,28 +115,11 @@ def responder_model(start: str, spec, config, candidate: Any, options: dict, env
     """An untrained MaskablePPO on `env` with the protocol's training `options`, holding the warm start's weights
     (a copied network keeps its own layer sizes and activation), and None; or None and why the start does not
     apply."""
-    from sb3_contrib import MaskablePPO
-
     source, reason = start_source(start, spec, config, candidate)
     if reason is not None:
         return None, reason
-    shape = {"net_arch": [int(n) for n in options["net_arch"]]}
-    if source is not None:
-        shape = {"net_arch": source.net_arch, "activation_fn": source.activation_fn}
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        learning_rate=float(options["learning_rate"]),
-        n_steps=int(options["n_steps"]),
-        batch_size=int(options["batch_size"]),
-        n_epochs=int(options["n_epochs"]),
-        gamma=float(options["gamma"]),
-        ent_coef=float(options["ent_coef"]),
-        seed=seed,
-        policy_kwargs=shape,
-        device="cpu",
-        verbose=0,
-    )
+    shape = None if source is None else {"net_arch": source.net_arch, "activation_fn": source.activation_fn}
+    model = response_model(env, options, seed, shape)
     if source is not None:
         try:
             model.policy.load_state_dict(source.state_dict())
@@ -241,31 +224,17 @@ def run_seat_best_response(
     there on fresh deals, per group their sum (a lower bound on NashConv, outcome utility). `options` are the
     protocol's `best_response:` settings; `games_per_seat` (default: theirs) the selection games and the
     evaluation games of each seat."""
-    from fruit_envs.benchmarks.benchmark.play import remember
-    from fruit_envs.benchmarks.benchmark.policies import PolicyTraveller
-    from fruit_envs.core import units
-
-    if policy is None:
-        policy = PolicyTraveller(label, "")
     starts = parse_starts(starts)
     games = int(games_per_seat or options["games_per_seat"])
-    jobs = []
-    for spec, config, agent, _ in plan:
-        p = config.num_players
-        if p < 2:
-            continue
-        remember(policy.run, spec.id, p, "policy", agent)
-        for seat in range(p):
-            task = (policy, spec.id, p, seat, int(steps), starts, options, games, seed)
-            cost = float(steps) * len(starts) * p
-            jobs.append(units.Unit(f"br-{spec.id}-{p}p-seat{seat}", seat_br_unit, task, 2 * games, cost))
-    seats = units.run_units(jobs, runner or units.Backend(), progress=False)
-    out = group_bounds(seats)
-    if progress:
-        for group in out:
-            gains = ", ".join(f"seat {r['seat']} {r['gain']:+.3f} ({r['start']})" for r in group["seats"])
-            print(f"trained best response to {label} in {group['game']} {group['players']}p: {gains}; "
-                  f"sum {group['sum']:+.3f}", file=sys.stderr)  # fmt: skip
+
+    def task(policy, game: str, p: int, seat: int) -> tuple:
+        return (
+            (policy, game, p, seat, int(steps), starts, options, games, seed),
+            2 * games,
+            float(steps) * len(starts) * p,
+        )
+
+    out = run_per_seat(plan, label, "br", seat_br_unit, task, "trained best response", progress, policy, runner)
     budget = {"steps": int(steps), "starts": starts, "games_per_seat": games}
     settings = {k: options[k] for k in sorted(options)}
     return {"method": "br", "budget": budget, "utility": UTILITY, "groups": out, "settings": settings}
