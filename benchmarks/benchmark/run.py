@@ -319,14 +319,13 @@ def evaluate(
     report["machine"]["cells_resumed"] = len(runner.used.get(units.RESUMED, []))
     report["machine"]["nodes"] = {node: len(keys) for node, keys in runner.used.items() if node != units.RESUMED}
     _finish(report, raws, proto, wall)
+    options = {**proto.best_response, **(best_response_options or {})}  # both trained responses' settings
     if best_response is not None:
-        options = {**proto.best_response, **(best_response_options or {})}
         report["best_response"] = run_best_response(
             plan, source.label, best_response, options, seed, progress, traveller, runner
         )
         report["wall_seconds"] = round(time.perf_counter() - wall, 2)
     if bound is not None and bound["method"] == "br":
-        options = {**proto.best_response, **(best_response_options or {})}
         report["exploitability"] = run_seat_best_response(
             bound_plan, source.label, bound["budget"], options, seed, progress, traveller, runner, exploitability_games,
             starts,
