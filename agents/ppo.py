@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,13 +21,19 @@ class PolicyOnly:
 
 
 def load_model(path: str | Path):
-    """Load a MaskablePPO zip (or a saved policy) on the CPU; a missing or unreadable file is a ValueError."""
+    """Load a MaskablePPO zip (or a saved policy) on the CPU, or a policy exported as data (`model.json`, read by
+    `fruit_envs.agents.weights` without unpickling); a missing or unreadable file is a ValueError. A zip is a
+    pickle: load only files you trust."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no PPO model at {str(path)!r}")
+    if path.suffix == ".json":
+        from fruit_envs.agents.weights import load_policy
+
+        return load_policy(path)
     try:
         return MaskablePPO.load(path, device="cpu")
     except Exception as model_error:  # not a full model: maybe a policy saved with policy.save()
@@ -157,6 +164,20 @@ def baseline_files(spec: GameSpec, num_players: int, protocol: int | None = None
     return stem.with_suffix(".zip"), stem.with_suffix(".json")
 
 
+_SHARED: dict = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_model(path: Path):
+    """One loaded copy of a shipped model file per process, shared by every agent that plays it (the web app's
+    games, search's networks); its users only read it (a warm start copies its weights)."""
+    key = (str(path), path.stat().st_mtime_ns)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = load_model(path)
+        return _SHARED[key]
+
+
 def shipped_baselines() -> list[dict]:
     """Metadata of every shipped PPO baseline."""
     import json
@@ -191,7 +212,8 @@ def load_baseline(
             f"observations of shape {tuple(meta['observation_shape'])}; the installed rules are v{spec.version} "
             f"with {tuple(expected)}. Retrain it: python -m fruit_envs.training.baselines retrain --games {spec.id}"
         )
-    agent = PPOAgent(policy_path, spec, config, deterministic=deterministic)
+    agent = PPOAgent(_shared_model(policy_path), spec, config, deterministic=deterministic)
+    agent.path = str(policy_path)
     agent.name = "ppo-baseline" if deterministic else "ppo-baseline-sample"
     agent.meta = meta
     return agent

@@ -123,6 +123,51 @@ def test_pettingzoo_classic_illegal_ending_is_recorded():
     replays_exactly(records[0])
 
 
+def test_a_forged_illegal_ending_does_not_replay(tmp_path, capsys):
+    """Records are data: an `outcome.illegal` must be what the replay shows (the blamed seat could act there
+    and its action was not legal for it), so a record cannot pin a loss on a seat that did nothing wrong."""
+    records = []
+    env = make_aec_env("fruit_picking", record=records)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))
+    honest = records[0]
+    assert honest.outcome["illegal"]["seats"] == [0]
+    replays_exactly(honest)
+
+    def copy(record):
+        return frecord.GameRecord.from_dict(json.loads(record.to_json()))
+
+    blamed = copy(honest)
+    blamed.outcome["illegal"]["seats"] = [1]
+    blamed.outcome["winners"] = [0]
+    with pytest.raises(frecord.ReplayMismatch, match="blames player_1, but player_0 was to move"):
+        frecord.replay(blamed)
+    legal = copy(honest)
+    legal.outcome["illegal"]["actions"] = [int(np.flatnonzero(env.unwrapped.rules.legal_mask(
+        frecord.start_state(honest))[0])[0])]  # fmt: skip
+    with pytest.raises(frecord.ReplayMismatch, match="which is legal for it there"):
+        frecord.replay(legal)
+    path = tmp_path / "forged.jsonl"
+    frecord.write_records(path, [honest, blamed])
+    assert replay_cli.main([str(path), "--summary"]) == 1
+    assert "#1 DIFFERS" in capsys.readouterr().out
+
+
+def test_records_claiming_another_ending_or_seating_are_refused(one_record):
+    """A record whose ending or labels contradict its replay is refused by name: an illegal ending claimed
+    after the game was over, a finished game recorded as unfinished, more labels than seats."""
+    record = frecord.read_records(one_record)[0]
+    late = frecord.GameRecord.from_dict(json.loads(record.to_json()))
+    late.outcome["illegal"] = {"seats": [0], "actions": [59]}
+    with pytest.raises(frecord.ReplayMismatch, match="but it was already over"):
+        frecord.replay(late)
+    unfinished = frecord.GameRecord.from_dict({**record.to_dict(), "outcome": None})
+    with pytest.raises(frecord.ReplayMismatch, match="says the game is not over, but the replayed game ended"):
+        frecord.replay(unfinished)
+    with pytest.raises(frecord.RecordError, match="players lists 3 labels for 2 seats"):
+        frecord.GameRecord.from_dict({**record.to_dict(), "players": ["a", "b", "c"]})
+
+
 def test_a_game_from_a_set_up_position_replays():
     env = FruitAECEnv("cherry_picking", num_players=3)
     env.reset(seed=5)
@@ -456,7 +501,7 @@ def test_decisions_are_an_optional_versioned_field_checked_on_reading(one_record
     item is refused naming it, and the game replays the same either way."""
     d = json.loads(one_record.read_text())
     n = len(d["actions"])
-    item = {"kind": "probability", "value": 0.25, "actions": [[d["actions"][0], 0.9], [0, None]]}
+    item = {"kind": "probability", "value": 0.25, "actions": [[d["actions"][0], 0.9]]}
     d["decisions"] = {"version": 1, "items": [item] + [None] * (n - 1)}
     kept = frecord.GameRecord.from_dict(d)
     assert kept.decisions[0] == item and frecord.GameRecord.from_dict(kept.to_dict()) == kept
@@ -465,6 +510,11 @@ def test_decisions_are_an_optional_versioned_field_checked_on_reading(one_record
         == frecord.replay(frecord.GameRecord.from_dict(json.loads(one_record.read_text()))).outcome
     )
     assert frecord.GameRecord.from_dict({**d, "decisions": {"version": 2, "items": "new"}}).decisions is None
+    for action in (999, -1):  # an item may speak only of the actions legal at its step
+        named = {"kind": "probability", "value": None, "actions": [[action, 0.5]]}
+        wrong = frecord.GameRecord.from_dict({**d, "decisions": {"version": 1, "items": [named] + [None] * (n - 1)}})
+        with pytest.raises(frecord.RecordError, match=f"decisions item 0 names action {action}, not a legal action"):
+            frecord.replay(wrong)
     for bad, message in [
         ({"version": 1, "items": [None]}, f"one per action, {n} in all"),
         ({"version": 1, "items": [{"kind": "vibes", "value": None, "actions": []}] + [None] * (n - 1)}, "item 0"),

@@ -176,7 +176,10 @@ def _key(key: Any, where: str) -> int | None:
 def _players(d: dict, where: str) -> list[str] | None:
     players = _field(d, "players", list, where, optional=True)
     if players is not None and not all(isinstance(p, str) for p in players):
-        raise RecordError(f"{where}: players must be a list of agent labels (strings), got {players!r}")
+        raise RecordError(f"{where}: players must be a list of agent labels (strings), got {str(players)[:200]}")
+    seats = d["config"]["num_players"]
+    if players is not None and len(players) != seats:
+        raise RecordError(f"{where}: players lists {len(players)} labels for {seats} seats (one label per seat)")
     return players
 
 
@@ -439,8 +442,14 @@ def replay(record: GameRecord, where: str = "record", check: bool = True) -> Rep
         states.append(state)
         seats.append(seat)
     illegal = (record.outcome or {}).get("illegal")
+    if record.decisions is not None:
+        _check_decisions(record, states, where)
+    if illegal is not None:
+        _check_illegal(spec, state, illegal, where)
     finished = bool(state.done[0]) or illegal is not None
     outcome = outcome_of(state, 0, illegal) if finished else None
+    if check and record.outcome is None and outcome is not None:
+        raise ReplayMismatch(f"{where}: the record says the game is not over, but the replayed game ended")
     if check and record.outcome is not None:
         if outcome is None:
             raise ReplayMismatch(f"{where}: the record has an outcome but the replayed game is not over")
@@ -453,6 +462,44 @@ def replay(record: GameRecord, where: str = "record", check: bool = True) -> Rep
                     f"replayed {outcome[name]} (were the rules changed without a version bump?)"
                 )
     return Replay(record, states, seats, rewards, outcome)
+
+
+def _check_illegal(spec: GameSpec, state, illegal: dict, where: str) -> None:
+    """An `outcome.illegal` must be what the replay shows: a live game where each blamed seat could act (the
+    seat to move; in a simultaneous game any live seat, as the parallel env takes every seat's action) and its
+    action is not legal for it, so a record cannot blame a seat that did nothing wrong."""
+    seats, actions = illegal["seats"], illegal["actions"]
+    if bool(state.done[0]):
+        raise ReplayMismatch(f"{where}: outcome.illegal says an illegal action ended the game, but it was already over")
+    if len(actions) != len(seats) or len(set(seats)) != len(seats):
+        raise ReplayMismatch(f"{where}: outcome.illegal must name one action per blamed seat, each seat once")
+    mover = int(state.to_move[0])
+    for seat, action in zip(seats, actions, strict=True):
+        if not spec.simultaneous and seat != mover:
+            raise ReplayMismatch(
+                f"{where}: outcome.illegal blames player_{seat}, but player_{mover} was to move (in "
+                f"{spec.name} only the seat to move acts)"
+            )
+        legal = np.flatnonzero(spec.rules.legal_mask(state, seat)[0])
+        if validate.is_int(action) and (int(action) in legal or (not len(legal) and action == spec.wait_action)):
+            raise ReplayMismatch(
+                f"{where}: outcome.illegal blames player_{seat} for action {action}, which is legal for it there"
+            )
+
+
+def _check_decisions(record: GameRecord, states: list, where: str) -> None:
+    """Each `decisions` item speaks only of actions legal at its step (an item naming another is refused)."""
+    rules = get_spec(record.game).rules
+    for t, item in enumerate(record.decisions or []):
+        if item is None:
+            continue
+        legal = rules.legal_mask(states[t])[0]
+        bad = [a for a, _ in item["actions"] if not 0 <= a < len(legal) or not legal[a]]
+        if bad:
+            raise RecordError(
+                f"{where}: decisions item {t} names action {bad[0]}, not a legal action at that step "
+                f"(legal: {np.flatnonzero(legal).tolist()})"
+            )
 
 
 # --- building records -----------------------------------------------------------------------------
