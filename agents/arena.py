@@ -7,6 +7,7 @@ each seat's agent for the actions of all games where that seat is to move.
 from __future__ import annotations
 
 import math
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import numpy as np
 from fruit_envs.agents.base import state_kwargs
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
+from fruit_envs.core import validate
+from fruit_envs.core.errors import InvalidActionError
 from fruit_envs.core.spec import Config, GameSpec, game_winners, get_spec, outcome_codes
 
 
@@ -37,6 +40,36 @@ class MatchResult:
     def outcome(self, seat_of_interest: np.ndarray) -> np.ndarray:
         """+1 win, 0 draw (everyone tied) or truncated (see `truncated`), -1 loss for the given seat of each game."""
         return outcome_codes(self.winners, np.asarray(seat_of_interest), self.truncated).astype(np.int64)
+
+
+class AgentFault(ValueError):
+    """An agent that raised, answered malformed or chose an illegal action in `play_games`: the message names the
+    agent's label, the game, its seat, the step and the legal actions; `record` is that game up to the fault (a
+    `GameRecord` that replays), None for games played from a given start."""
+
+    def __init__(self, message: str, record: frecord.GameRecord | None = None, traceback: str | None = None):
+        super().__init__(message)
+        self.record, self.traceback = record, traceback  # traceback: the agent's own, where it raised
+
+    def __reduce__(self):  # record and traceback travel back from a worker process too
+        return (type(self), (str(self), self.record, self.traceback))
+
+
+def _fault(problem, spec, config, names, who, seats, keys, log, state, g, seating) -> AgentFault:
+    """The `AgentFault` of game `g` (an index into the batch): what its agent did, where, and its game so far."""
+    legal = np.flatnonzero(spec.rules.legal_mask(state.take(np.array([g])))[0]).tolist()
+    message = (
+        f"agent {names[who[g]]!r} in seat {int(seats[g])} of game {g} ({spec.id}, {config.num_players} players) at "
+        f"step {int(state.step_count[g])} {problem} (legal actions: {legal})"
+    )
+    record = None
+    if keys is not None:
+        table = np.stack(log) if log else np.zeros((0, len(seating)), dtype=np.int64)
+        record = frecord.record_from_states(
+            spec, config, table[table[:, g] >= 0, g].tolist(), state, g, key=int(keys[g]),
+            players=[names[a] for a in seating[g]], source="fault", meta={"fault": message},
+        )  # fmt: skip
+    return AgentFault(message, record)
 
 
 def play_games(
@@ -81,7 +114,13 @@ def play_games(
     else:
         state = start.copy()
     rows = np.arange(num_games)
-    log = [] if record or record_to is not None else None
+    log: list = []  # every step's actions: the records, and a faulty agent's game
+    names = labels if labels is not None else [frecord.agent_label(agent) for agent in agents]
+    from_keys = keys if start is None else None
+
+    def fault(problem: str, g: int) -> AgentFault:
+        return _fault(problem, spec, config, names, who, mover, from_keys, log, state, g, seating)
+
     watchers = [agent for agent in agents if hasattr(agent, "watch")]  # see every step: `watch(before, actions, after)`
     for _ in range(spec.max_game_length(config) + 1):
         if state.done.all():
@@ -98,13 +137,21 @@ def play_games(
                 extra = state_kwargs(agent, sub, mover[games])
                 if getattr(agent, "needs_games", False):  # e.g. a recorder of decisions (benchmarks.decisions)
                     extra["games"] = games
-                actions[games] = agent.act(obs, mask[games], gen, **extra)
+                try:
+                    chosen = agent.act(obs, mask[games], gen, **extra)
+                except Exception as error:  # a user's agent: its failure is reported as its own, by name
+                    raised = fault(f"raised {type(error).__name__}: {error}", int(games[0]))
+                    raised.traceback = traceback.format_exc()
+                    raise raised from None
+                try:
+                    actions[games] = validate.as_actions(chosen, len(games), mask.shape[1], "its actions")
+                except InvalidActionError as error:
+                    raise fault(f"answered malformed ({error})", int(games[0])) from None
         live = np.flatnonzero(~state.done)
         if not mask[live, actions[live]].all():
             bad = live[~mask[live, actions[live]]][0]
-            raise ValueError(f"agent {agents[who[bad]]!r} chose illegal action {actions[bad]} in game {bad}")
-        if log is not None:
-            log.append(actions.copy())
+            raise fault(f"chose action {int(actions[bad])}, which is not legal there", int(bad))
+        log.append(actions.copy())
         before, (state, _) = state, rules.step(state, np.maximum(actions, 0))
         for agent in watchers:
             agent.watch(before, actions, state)
@@ -112,7 +159,6 @@ def play_games(
         raise RuntimeError("games outlived the declared maximum length")
     records = None
     if record_to is not None:
-        names = labels if labels is not None else [frecord.agent_label(agent) for agent in agents]
         records = game_records(
             spec, config, keys, log, state, [[names[a] for a in row] for row in seating], record_meta
         )

@@ -13,6 +13,10 @@ and counts as neither win nor loss: win rates are over finished games, ratings i
 JSON, CSV, markdown and a heatmap to `--out`, by default `results/tournament/<game>_<n>p_<timestamp>/`
 under the current directory. `--record FILE` also appends every game to a JSON-lines file of game
 records (`python -m fruit_envs.replay FILE` replays them).
+
+An agent that raises, answers malformed or chooses an illegal action stops the tournament with one line naming
+its label, the game, seat, step and legal actions (exit status 1); the game up to that decision is saved as
+`failure.jsonl` in the results folder (with the agent's traceback beside it, `failure_traceback.txt`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import itertools
 import json
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +35,7 @@ import numpy as np
 
 from fruit_envs._cli import non_negative_int, positive_int, prog, writable_dir, writable_file
 from fruit_envs.agents import AGENT_HELP, make_agent
-from fruit_envs.agents.arena import play_games, wilson_interval
+from fruit_envs.agents.arena import AgentFault, play_games, wilson_interval
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core import units, validate
@@ -244,6 +249,22 @@ def _seating_unit(
     return {"scores": result.scores, "winners": result.winners, "truncated": result.truncated, "records": records}
 
 
+def _kept(fault: AgentFault, out: Path | None) -> AgentFault:
+    """The fault with its game saved as `failure.jsonl` (and the agent's traceback beside it) in `out` (or the
+    temporary folder), the message saying where and how to replay it."""
+    folder = out if out is not None else Path(tempfile.mkdtemp(prefix="fruit_envs_tournament_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = ""
+    if fault.record is not None:
+        path = frecord.write_records(folder / "failure.jsonl", [fault.record])
+        kept = f"; the game up to that decision is saved in {path} (python -m fruit_envs.replay {path})"
+    if fault.traceback:
+        trace = folder / "failure_traceback.txt"
+        trace.write_text(fault.traceback)
+        kept += f"; the agent's traceback is in {trace}"
+    return AgentFault(f"{fault}{kept}", fault.record, fault.traceback)
+
+
 def run(
     game: str,
     agent_names: list[str],
@@ -314,7 +335,10 @@ def run(
     ]
     _made.update(key=(spec.id, config, tuple(specs)), agents=agents)  # this process plays with the agents above
     start = time.time()
-    parts = units.run_units(jobs, units.backend(workers, ray_address), progress=progress, desc=spec.id)
+    try:
+        parts = units.run_units(jobs, units.backend(workers, ray_address), progress=progress, desc=spec.id)
+    except AgentFault as fault:
+        raise _kept(fault, out) from None
     scores = np.concatenate([p["scores"] for p in parts])
     winners = np.concatenate([p["winners"] for p in parts])
     truncated = np.concatenate([p["truncated"] for p in parts])
@@ -443,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             ray_address=args.ray,
         )
+    except AgentFault as fault:
+        print(f"error: {fault}", file=sys.stderr)
+        return 1
     except (ValueError, units.UnitError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

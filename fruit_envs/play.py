@@ -54,7 +54,16 @@ HELP = """\
 
 
 class Quit(Exception):
-    """The person quit, or standard input ended."""
+    """The person quit (`chosen`: by a command, which exits 0), or standard input ended (exits 1)."""
+
+    @property
+    def chosen(self) -> bool:
+        return self.args[:1] == ("quit",)
+
+
+class AgentFault(Exception):
+    """An agent raised or chose an illegal action: the message names it, the game, the seat, the step and the
+    legal actions; the game so far is saved."""
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -211,9 +220,17 @@ class Session:
         mask = self.rules.legal_mask(self.state, mover)
         agent = self.agents[mover]
         extra = {"state": self.state.copy(), "seats": np.array([mover])} if getattr(agent, "needs_state", False) else {}
-        action = int(np.asarray(agent.act(obs, mask, self.rng, **extra))[0])
-        if not mask[0, action]:
-            raise RuntimeError(f"agent {self.labels[mover]} chose an illegal action {action}")
+        where = (
+            f"agent {self.labels[mover]!r} in seat {mover} of this {self.spec.name} game at step {len(self.actions)}"
+        )
+        legal = np.flatnonzero(mask[0]).tolist()
+        try:
+            chosen = np.asarray(agent.act(obs, mask, self.rng, **extra))
+            action = int(chosen.reshape(-1)[0])
+        except Exception as error:  # a user's agent: any failure is reported as its own, never as ours
+            raise AgentFault(f"{where} raised {type(error).__name__}: {error} (legal actions: {legal})") from None
+        if not 0 <= action < mask.shape[1] or not mask[0, action]:
+            raise AgentFault(f"{where} chose action {action}, which is not legal there (legal actions: {legal})")
         revealed = self.apply(action, explain(agent, self.state, mover, acted=True))
         if hidden:
             self.say(f"{self.name(mover)} has chosen" + ("" if revealed else " (hidden until the reveal)"))
@@ -397,9 +414,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
         else:
             print(f"error: --seat must be 0..{num_players - 1} or 'random', got {args.seat!r}", file=sys.stderr)
             return 2
-    except Quit:
+    except Quit as stop:
         print("no game played", file=out)
-        return 1
+        return 0 if stop.chosen else 1
     others = iter(zip(opponents, agents, strict=True))
     labels, by_seat = [], {}
     for k in range(num_players):
@@ -411,15 +428,18 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, out: TextIO
             by_seat[k] = agent
     print(f"you are player_{seat}; type h for help, rules for the rules", file=out)
     session = Session(spec, config, key, seat, by_seat, labels, rng, stdin, out, args.picture)
-    finished = True
+    finished, status = True, 0
     try:
         session.play()
-    except Quit:
-        finished = False
+    except Quit as stop:
+        finished, status = False, 0 if stop.chosen else 1
         session.say("game stopped before the end")
+    except AgentFault as fault:
+        finished, status = False, 1
+        print(f"error: {fault}", file=sys.stderr)
+        session.say("game stopped before the end: an agent failed")
     if finished:
         session.finish()
-    status = 0 if finished else 1
     if not args.no_record:
         record = session.record({"seed": seed})
         try:

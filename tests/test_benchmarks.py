@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fruit_envs.benchmarks import throughput
+from fruit_envs.core import record as frecord
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -398,3 +399,55 @@ def test_cold_start_times_a_new_installation_and_a_cached_one(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cold_start.main(["--repeats", "0"])
     assert "--repeats must be a positive integer" in capsys.readouterr().err
+
+
+FAULTY_AGENTS = '''
+import numpy as np
+
+
+class Illegal:
+    def act(self, obs, mask, rng):
+        return np.argmin(mask, axis=1)
+
+
+class Flaky:
+    def __init__(self):
+        self.calls = 0
+
+    def act(self, obs, mask, rng):
+        self.calls += 1
+        if self.calls == 3:
+            raise KeyError("lost its table")
+        return np.argmax(mask, axis=1)
+
+
+def illegal(spec, config):
+    return Illegal()
+
+
+def flaky(spec, config):
+    return Flaky()
+'''
+
+
+@pytest.mark.parametrize(
+    "factory, workers, problem",
+    [("illegal", 1, r"chose action \d+, which is not legal there"), ("flaky", 2, "raised KeyError: 'lost its table'")],
+)
+def test_a_faulty_agent_stops_a_tournament_by_name_with_its_game_saved(tmp_path, capsys, factory, workers, problem):
+    """A tournament reports a faulty agent as the benchmark does: its label, game, seat, step and legal actions in
+    one line (from a worker process too, no remote traceback), exit 1, and the game saved as a replayable record."""
+    module = tmp_path / f"faulty_{factory}.py"
+    module.write_text(FAULTY_AGENTS)
+    out = tmp_path / "t"
+    argv = ["--game", "fruit_picking", "--agents", f"bad={module}:{factory}", "greedy", "--games", "2",
+            "--workers", str(workers), "--no-progress", "--out", str(out)]  # fmt: skip
+    assert tournament.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("error: agent 'bad'")
+    assert re.search(rf"agent 'bad' in seat \d of game \d+ \(fruit_picking, 2 players\) at step \d+ {problem} "
+                     r"\(legal actions: \[", err)  # fmt: skip
+    assert f"saved in {out / 'failure.jsonl'}" in err
+    (saved,) = frecord.read_records(out / "failure.jsonl")
+    assert saved.outcome is None and "bad" in saved.players and frecord.replay(saved).outcome is None
+    assert (out / "failure_traceback.txt").is_file() == (factory == "flaky")

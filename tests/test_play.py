@@ -85,7 +85,7 @@ def test_actions_by_name_and_quitting_saves_an_unfinished_game(tmp_path, capsys)
     argv = ["--game", "cherry_picking", "--opponents", "random", "--seed", "11", "--seat", "0", "--record", str(record)]
     typed = f"{first.upper()}\n" + "h\nb\n" + f"{second.removeprefix('play ')}\n" + "q\n"
     code, out = run_play(argv, typed)
-    assert code == 1 and "game stopped before the end" in out and "(unfinished)" in out
+    assert code == 0 and "game stopped before the end" in out and "(unfinished)" in out  # q: a chosen stop
     assert f"you: {first}" in out and "u, undo" in out
     (saved,) = frecord.read_records(record)
     assert saved.outcome is None and saved.actions[0] == rules.string_to_action(config, first)
@@ -178,7 +178,7 @@ def test_a_non_ascii_digit_at_a_prompt_asks_again(tmp_path):
     """Issue 19: '²' at any prompt crashed (`isdigit()` then `int()`), and the game was lost."""
     argv = ["--game", "cherry_picking", "--seed", "3", "--record", str(tmp_path / "new" / "games.jsonl")]
     code, out = run_play(argv, "\u00b2\n0\n\u00b2\nq\n")
-    assert code == 1 and "'\u00b2' is not a seat" in out and "'\u00b2' is not one of the actions listed" in out
+    assert code == 0 and "'\u00b2' is not a seat" in out and "'\u00b2' is not one of the actions listed" in out
     assert len(frecord.read_records(tmp_path / "new" / "games.jsonl")) == 1, "the unfinished game is saved"
 
 
@@ -187,7 +187,7 @@ def test_picture_of_the_persons_view(tmp_path):
     picture = tmp_path / "missing" / "folder" / "view"  # issue 19: a missing folder crashed after the game
     argv = ["--game", "fruit_picking", "--seed", "1", "--seat", "0", "--no-record", "--picture", str(picture)]
     code, _ = run_play(argv, "q\n")
-    assert code == 1 and picture.is_file() and picture.stat().st_size > 10_000
+    assert code == 0 and picture.is_file() and picture.stat().st_size > 10_000
 
 
 def test_text_play_needs_no_pillow(monkeypatch):
@@ -195,7 +195,7 @@ def test_text_play_needs_no_pillow(monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL", None)
     monkeypatch.setitem(sys.modules, "PIL.Image", None)
     code, out = run_play(["--game", "cherry_picking", "--seed", "3", "--seat", "0", "--no-record"], "1\nq\n")
-    assert code == 1 and "view of player_0" in out and "you: play " in out
+    assert code == 0 and "view of player_0" in out and "you: play " in out
 
 
 def test_an_unwritable_record_or_picture_path_stops_before_the_game(capsys):
@@ -371,7 +371,7 @@ def test_rules_help_inside_play(game):
     argv = ["--game", game, "--seed", "1", "--seat", "0", "--no-record"] + ([] if alone else ["--opponents", "random"])
     code, out = run_play(argv, "rules\n?\nq\n")
     text = narration.rules_help(game)
-    assert code == 1 and out.count("the rules in brief:") == 2 and narration.wrap(text) in out
+    assert code == 0 and out.count("the rules in brief:") == 2 and narration.wrap(text) in out
     assert text.startswith("Play: ") and re.search(r"scor|win", text, re.IGNORECASE), text
     assert "not one of the actions listed" not in out and "rules, ?" in play.HELP
 
@@ -385,3 +385,57 @@ def test_the_record_keeps_why_each_agent_moved(tmp_path):
     assert saved.decisions is not None and len(saved.decisions) == len(saved.actions)
     kinds = [None if d is None else d["kind"] for d in saved.decisions]
     assert "heuristic score" in kinds and None in kinds
+
+
+FAULTY = """
+import numpy as np
+
+
+class Illegal:
+    def act(self, obs, mask, rng):
+        return np.array([int(np.flatnonzero(~mask[0])[0])])
+
+
+class Flaky:
+    calls = 0
+
+    def act(self, obs, mask, rng):
+        Flaky.calls += 1
+        if Flaky.calls == 3:
+            raise KeyError("lost its table")
+        return np.array([int(np.flatnonzero(mask[0])[0])])
+
+
+def illegal(spec, config):
+    return Illegal()
+
+
+def flaky(spec, config):
+    return Flaky()
+"""
+
+
+@pytest.mark.parametrize(
+    "factory, message",
+    [
+        ("illegal", r"agent '.*faulty_play_illegal\.py:illegal' in seat 1 of this Fruit Picking game at step \d+ chose action "
+         r"\d+, which is not legal there \(legal actions: \["),
+        ("flaky", r"agent '.*faulty_play_flaky\.py:flaky' in seat 1 of this Fruit Picking game at step \d+ raised KeyError: "
+         r"'lost its table' \(legal actions: \["),
+    ],
+)  # fmt: skip
+def test_a_faulty_agent_is_reported_by_name_and_the_game_is_saved(tmp_path, capsys, factory, message):
+    """A user's agent that chooses an illegal action or raises stops the game with one line naming it, its seat,
+    the step and the legal actions (no traceback), and the game so far is saved as a record that replays."""
+    module = tmp_path / f"faulty_play_{factory}.py"  # one module name per test: a name is imported once
+    module.write_text(FAULTY)
+    record = tmp_path / "games.jsonl"
+    argv = ["--game", "fruit_picking", "--opponents", f"{module}:{factory}", "--seed", "1", "--seat", "0",
+            "--record", str(record)]  # fmt: skip
+    typed = "".join(f"{k}\n" for k in [1] * 40)
+    code, out = run_play(argv, typed)
+    err = capsys.readouterr().err
+    assert code == 1 and re.search(message, err) and "Traceback" not in err
+    assert "game stopped before the end: an agent failed" in out
+    (saved,) = frecord.read_records(record)
+    assert saved.outcome is None and frecord.replay(saved).outcome is None
