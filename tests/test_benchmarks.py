@@ -401,7 +401,7 @@ def test_cold_start_times_a_new_installation_and_a_cached_one(tmp_path, capsys):
     assert "--repeats must be a positive integer" in capsys.readouterr().err
 
 
-FAULTY_AGENTS = '''
+FAULTY_AGENTS = """
 import numpy as np
 
 
@@ -427,7 +427,7 @@ def illegal(spec, config):
 
 def flaky(spec, config):
     return Flaky()
-'''
+"""
 
 
 @pytest.mark.parametrize(
