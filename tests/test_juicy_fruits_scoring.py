@@ -276,7 +276,7 @@ def random_games(players: int, seed: int, n: int):
 
 
 def test_a_full_draw_pays_nothing(monkeypatch):
-    """The reward contract (DESIGN.md): +1 each winner, -1 each loser, 0 all round in a full draw.
+    """The reward contract (`fruit_envs.core.spec.outcome_rewards`, docs/termination.md): +1 each winner, -1 each loser, 0 all round in a full draw.
     Random games never tie completely, so the end of each game is judged a full draw here."""
     monkeypatch.setattr(R, "winners", lambda state: np.ones((state.batch_size, state.config.num_players), bool))
     state, total = random_games(3, 4, 8)
@@ -285,7 +285,7 @@ def test_a_full_draw_pays_nothing(monkeypatch):
 
 
 def test_terminal_rewards_follow_the_winners():
-    """+1 each winner and -1 each other (DESIGN.md's reward contract), from the game's own winners."""
+    """+1 each winner and -1 each other (the reward contract, docs/termination.md), from the game's own winners."""
     state, total = random_games(2, 5, 16)
     won, ended = R.winners(state), ~state.truncated
     assert ended.any()
