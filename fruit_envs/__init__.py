@@ -25,7 +25,7 @@ from fruit_envs.core import (
 from fruit_envs.core.gym_env import FruitEnv, FruitVectorEnv
 from fruit_envs.core.registry import register_envs
 
-__version__ = "0.2.0"  # the one place the version is written: pyproject reads it (dynamic = ["version"])
+__version__ = "0.3.0.dev0"  # the one place the version is written: pyproject reads it (dynamic = ["version"])
 
 
 register_envs()

@@ -11,7 +11,10 @@ The steps, each refused with a clear error before anything is written when it ca
 4. the sdist and the wheel are built into `dist/` (`python -m build`), checked by `twine check --strict`,
    and the wheel is opened to check its version and the data it must carry (shipped baselines, recipes,
    benchmark protocols, `py.typed`);
-5. the change is committed as "Release VERSION" and tagged `vVERSION` (annotated).
+5. the change is committed as "Release VERSION" and tagged `vVERSION` (annotated);
+6. main goes on as the next development version (`X.(Y+1).0.dev0`, so a build of main is never taken for the
+   release), and the release's changelog heading names its commit (`## VERSION (DATE, commit abc1234)`), which
+   finds the release where the tag did not travel: a second commit, "Start X.(Y+1).0.dev0".
 
 Nothing is uploaded or pushed: the command ends by printing the two commands that do it.
 """
@@ -103,6 +106,27 @@ def cut_changelog(changelog: str, version: str, date: str, environments: str, pr
         f"{environments}\n\nBenchmark protocols: {shipped}.\n\n{notes}\n\n"
     )
     return f"{head}{UNRELEASED}\n\n{section}{older}"
+
+
+def next_development(version: str) -> str:
+    """The development version main carries after releasing `version`: the next minor's `.dev0`."""
+    release = Version(version).release
+    major, minor = release[0], release[1] if len(release) > 1 else 0
+    return f"{major}.{minor + 1}.0.dev0"
+
+
+def name_commit(changelog: str, version: str, commit: str) -> str:
+    """CHANGELOG.md with the heading of `version`'s section naming the release's commit."""
+    new, count = re.subn(
+        rf"^## {re.escape(version)} \(([^),]+)\)$",
+        rf"## {version} (\1, commit {commit})",
+        changelog,
+        count=1,
+        flags=re.M,
+    )
+    if count != 1:
+        raise ReleaseError(f"CHANGELOG.md has no '## {version} (DATE)' heading to name the release's commit in")
+    return new
 
 
 def released_section(changelog: str, version: str) -> str:
@@ -198,6 +222,11 @@ def release(root: Path, version: str, date: str | None = None, out: Path | None 
     _git(root, "commit", "-q", "-m", f"Release {version}", "--", "fruit_envs/__init__.py", "CHANGELOG.md")
     if tag:
         _git(root, "tag", "-a", f"v{version}", "-m", f"fruit_envs {version} (was {current})")
+    commit = _git(root, "rev-parse", "--short=7", "HEAD").strip()
+    following = next_development(version)
+    init.write_text(set_version(init.read_text(), following))
+    changelog.write_text(name_commit(changelog.read_text(), version, commit))
+    _git(root, "commit", "-q", "-m", f"Start {following}", "--", "fruit_envs/__init__.py", "CHANGELOG.md")
     return built
 
 
@@ -217,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"released {args.version}: {', '.join(str(p) for p in built)} (twine check passed)")
+    print(f"main now carries {next_development(args.version)}; the changelog names the release's commit")
     print(f"next: git push origin HEAD v{args.version}   and   python -m twine upload {' '.join(map(str, built))}")
     return 0
 

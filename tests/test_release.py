@@ -23,16 +23,26 @@ ROOT = Path(__file__).resolve().parents[1]
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text()
 
 
-def test_the_version_has_its_changelog_section_with_the_environment_versions():
-    """The installed version is released: its section is dated and lists every environment version it serves."""
-    section = _release.released_section(CHANGELOG, fruit_envs.__version__)
-    assert section, f"CHANGELOG.md has no section for {fruit_envs.__version__}"
-    assert re.match(rf"## {re.escape(fruit_envs.__version__)} \(\d{{4}}-\d\d-\d\d\)\n", section)
-    assert _release.environment_table() in section
+def test_main_carries_a_development_version_after_its_last_release():
+    """After a release main is the next development version (a build of main is never taken for the release);
+    the release's section is dated, names its commit (the tag may not travel), and lists the environment
+    versions and protocols it served."""
+    from packaging.version import Version
+
+    released = re.findall(r"^## (\d[^ ]*) \(", CHANGELOG, flags=re.M)[0]
+    installed = Version(fruit_envs.__version__)
+    assert installed.is_devrelease and installed > Version(released), f"main builds {installed}, not a dev version"
+    assert fruit_envs.__version__ == _release.next_development(released)
+    section = _release.released_section(CHANGELOG, released)
+    commit = re.match(rf"## {re.escape(released)} \(\d{{4}}-\d\d-\d\d, commit ([0-9a-f]{{7,}})\)\n", section)
+    assert commit, f"the {released} heading names no commit"
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        subject = subprocess.run(["git", "log", "-1", "--format=%s", commit.group(1)], cwd=ROOT, capture_output=True,
+                                 text=True).stdout.strip()  # fmt: skip
+        assert subject == f"Release {released}"
     for spec in registered_games():
-        assert f"`fruit_envs.{spec.pettingzoo_name}`" in section and f"`{spec.gym_id}`" in section
+        assert f"`{spec.gym_id.rsplit('-v', 1)[0]}-v" in section
     assert "`protocol_v1`" in section
-    assert fruit_envs.__version__ != "0.1.0", "the first release after 0.1.0 is cut"
 
 
 def test_the_changelog_has_one_unreleased_section_above_the_releases():
@@ -94,15 +104,19 @@ def test_release_is_one_command(clone, capsys):
     major, minor, *_ = fruit_envs.__version__.split(".")
     version = f"{major}.{int(minor) + 1}.0"
     assert _release.main([version, "--root", str(clone), "--date", "2027-01-02"]) == 0
-    assert _release.current_version(clone) == version
     section = _release.released_section((clone / "CHANGELOG.md").read_text(), version)
-    assert section.startswith(f"## {version} (2027-01-02)") and "- a change to release" in section
+    assert section.startswith(f"## {version} (2027-01-02, commit ") and "- a change to release" in section
     assert _release.environment_table() in section
     (wheel,) = (clone / "dist").glob(f"fruit_envs-{version}-*.whl")
     assert (clone / "dist" / f"fruit_envs-{version}.tar.gz").is_file()
     with zipfile.ZipFile(wheel) as archive:
         assert any(n.startswith("fruit_envs/agents/baselines/") for n in archive.namelist())
-    assert git(clone, "log", "-1", "--format=%s").strip() == f"Release {version}"
+    following = _release.next_development(version)
+    assert git(clone, "log", "-2", "--format=%s").split("\n")[:2] == [f"Start {following}", f"Release {version}"]
+    assert _release.current_version(clone) == following, "main goes on as the next development version"
+    released = git(clone, "rev-parse", "--short=7", "HEAD~1").strip()
+    assert f"## {version} (2027-01-02, commit {released})" in (clone / "CHANGELOG.md").read_text()
+    assert git(clone, "rev-parse", "--short=7", f"v{version}^{{commit}}").strip() == released
     assert git(clone, "tag", "--list", f"v{version}").strip() == f"v{version}"
     assert git(clone, "cat-file", "-t", f"v{version}").strip() == "tag", "an annotated tag"
     assert git(clone, "status", "--porcelain", "--untracked-files=no") == "", "nothing left uncommitted"
@@ -110,6 +124,7 @@ def test_release_is_one_command(clone, capsys):
     # the same version again is refused before anything changes
     assert _release.main([version, "--root", str(clone)]) == 2
     assert "is not above the current one" in capsys.readouterr().err
+    assert _release.next_development("1.2.3") == "1.3.0.dev0" and _release.next_development("2") == "2.1.0.dev0"
 
 
 @pytest.mark.parametrize(
