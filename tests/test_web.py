@@ -1,6 +1,7 @@
-"""The browser app (issue 58): a seat is sent its own view and nothing else, bad moves are refused with a
-clear 4xx and change nothing, records open in the replay viewer from any perspective, and the pages work in
-a real browser (headless Chromium, driven by Playwright as the documentation site's test does)."""
+"""The browser app: a seat is sent its own view and nothing else, bad moves are refused with a clear 4xx and
+change nothing, records open in the replay viewer from any perspective, and the pages work in a real browser
+(headless Chromium, driven by Playwright as the documentation site's test does). What a request or a record
+may not make the server do is in test_web_security.py."""
 
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "site" / "_screenshots"  # b
 HIDDEN_GAMES = [("cherry_picking", 3), ("fruit_picking", 2), ("quickity_pickity", 2), ("juicy_fruits", 2)]
 
 
+def local(app) -> TestClient:
+    """A client for `app` as a browser on this machine reaches it (Host 127.0.0.1, one of its names)."""
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
 def started(client: TestClient, game: str, players: int, seats: list[str], seed: int = 3) -> dict:
     answer = client.post("/api/games", json={"game": game, "players": players, "seed": seed, "seats": seats})
     assert answer.status_code == 200, answer.text
@@ -42,7 +48,7 @@ def seat_path(url: str) -> str:
 def test_a_seat_is_sent_its_own_view_and_nothing_hidden(game, players):
     """DESIGN.md: an observation holds exactly what its seat may know. What a human seat is sent is its
     `view`, its picture and its legal actions; re-dealing what it cannot see changes none of it."""
-    client = TestClient(create_app())
+    client = local(create_app())
     made = started(client, game, players, ["human"] * players)
     web = client.app.state.games.get(made["id"])
     gen = np.random.default_rng(0)
@@ -65,7 +71,7 @@ def test_a_seat_is_sent_its_own_view_and_nothing_hidden(game, players):
 
 
 def test_a_game_against_an_agent_plays_to_the_end_and_saves_its_record():
-    client = TestClient(create_app())
+    client = local(create_app())
     made = started(client, "cherry_picking", 2, ["human", "greedy"])
     path = seat_path(made["seats"][0]["url"])
     assert made["seats"][0]["seat"] == 0 and len(made["seats"]) == 1
@@ -89,7 +95,7 @@ def test_a_game_against_an_agent_plays_to_the_end_and_saves_its_record():
 
 
 def test_bad_moves_get_a_clear_4xx_and_change_nothing():
-    client = TestClient(create_app())
+    client = local(create_app())
     made = started(client, "cherry_picking", 2, ["human", "human"])
     first, second = (seat_path(s["url"]) for s in made["seats"])
     before = client.get(first).json()
@@ -115,7 +121,7 @@ def test_bad_moves_get_a_clear_4xx_and_change_nothing():
         ({"game": "chess", "players": 2, "seats": ["human", "human"]}, "chess"),
         ({"game": "cherry_picking", "players": 9, "seats": ["human"] * 9}, "num_players"),
         ({"game": "cherry_picking", "players": 2, "seats": ["human"]}, "seats must list 2"),
-        ({"game": "cherry_picking", "players": 2, "seats": ["human", "nobody"]}, "seat 1: unknown agent"),
+        ({"game": "cherry_picking", "players": 2, "seats": ["human", "nobody"]}, "seat 1: 'nobody' is not a shipped"),
         ({"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"], "seed": -1}, "seed"),
         ({"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"], "options": {"x": 1}}, "x"),
     ]:
@@ -135,7 +141,7 @@ def test_ids_are_unguessable_and_an_abandoned_game_is_dropped():
 
 
 def test_only_the_package_static_folder_is_served():
-    client = TestClient(create_app())
+    client = local(create_app())
     assert client.get("/static/web.js").status_code == 200
     for path in ("/static/../sessions.py", "/static/%2e%2e/app.py", "/static/../../core/spec.py"):
         assert client.get(path).status_code == 404, path
@@ -156,7 +162,7 @@ def records(tmp_path):
 
 
 def test_the_viewer_sends_pythons_view_for_the_chosen_seat_at_every_step(records):
-    client = TestClient(create_app([records]))
+    client = local(create_app([records]))
     listed = client.get("/api/replays").json()["replays"][0]
     states = client.app.state.replays.get(listed["id"]).replay.states
     for t, state in enumerate(states):
@@ -168,7 +174,7 @@ def test_the_viewer_sends_pythons_view_for_the_chosen_seat_at_every_step(records
 
 
 def test_the_replay_viewer_shows_each_seat_what_it_knew_then(records):
-    client = TestClient(create_app([records]))
+    client = local(create_app([records]))
     listed = client.get("/api/replays").json()["replays"]
     assert [r["index"] for r in listed] == [0, 1] and listed[0]["source"] == "games.jsonl"
     entry = client.app.state.replays.get(listed[0]["id"])
@@ -189,7 +195,7 @@ def test_the_replay_viewer_shows_each_seat_what_it_knew_then(records):
 
 
 def test_play_from_here_takes_over_a_seat_at_any_step_against_the_recorded_agents(records):
-    client = TestClient(create_app([records]))
+    client = local(create_app([records]))
     listed = client.get("/api/replays").json()["replays"][0]
     entry = client.app.state.replays.get(listed["id"])
     step = 10
@@ -220,7 +226,7 @@ def test_the_viewer_shows_each_decisions_reasons_to_the_referee_and_the_mover_on
     path = tmp_path / "ppo_search.jsonl"
     agents = [make_agent(name, spec, config) for name in labels]
     play_games(spec, config, agents, np.array([[0, 1]]), seed=2, record_to=path, labels=labels)
-    client = TestClient(create_app([path]))
+    client = local(create_app([path]))
     listed = client.get("/api/replays").json()["replays"][0]
     seats = client.app.state.replays.get(listed["id"]).replay.seats
     kinds = {}
@@ -284,10 +290,11 @@ def serving(app):
         thread.join(timeout=10)
 
 
-@pytest.fixture
-def page():
+@contextlib.contextmanager
+def chromium(bypass_csp: bool):
     """A headless Chromium page (Debian's, as the documentation site's test uses) and the problems it reports:
-    console errors, page errors, failed requests. Missing tools skip here and fail in CI."""
+    console errors, page errors, failed requests. Missing tools skip here and fail in CI. `bypass_csp`: the
+    test's own `wait_for_function` scripts may run (the pages' policy forbids evaluating strings)."""
     import os
     import shutil
 
@@ -305,7 +312,7 @@ def page():
         missing("playwright is not installed: pip install -e '.[docs]'")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=next(f for f in found if f), args=["--no-sandbox"])
-        tab = browser.new_page(viewport={"width": 1280, "height": 900})
+        tab = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=bypass_csp)
         problems: list[str] = []
         tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         tab.on("pageerror", lambda e: problems.append(f"page error: {e}"))
@@ -318,6 +325,39 @@ def page():
         )
         yield tab, problems
         browser.close()
+
+
+@pytest.fixture
+def page():
+    with chromium(bypass_csp=True) as found:
+        yield found
+
+
+@pytest.fixture
+def strict_page():
+    with chromium(bypass_csp=False) as found:
+        yield found
+
+
+def test_the_pages_run_under_their_security_policy_and_the_launch_link_leaves_a_cookie(records, strict_page):
+    """The pages work under their Content-Security-Policy (no inline script, no eval); the start link's key
+    becomes an HttpOnly, SameSite=Strict cookie and leaves the address bar, and the start page then offers the
+    user's own agents."""
+    page, problems = strict_page
+    app = create_app([records])
+    with serving(app) as url:
+        page.goto(url + "/")
+        page.wait_for_selector("#game option", state="attached")
+        assert "open the link fruit-envs-web printed at launch" in page.text_content("#agents-note")
+        page.goto(f"{url}/?key={app.state.key.value}")
+        assert page.url == url + "/", "the key left the address bar"
+        page.wait_for_selector("#game option", state="attached")
+        assert "holds the launch key" in page.text_content("#agents-note")
+        (cookie,) = page.context.cookies()
+        assert cookie["value"] == app.state.key.value and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        page.goto(url + "/replay")
+        page.wait_for_selector("#stepinfo:has-text('step 0')")
+    assert not problems, "\n".join(problems)
 
 
 def test_a_person_plays_a_game_and_watches_its_replay_in_chromium(server, page):
@@ -496,7 +536,7 @@ def test_one_command_starts_the_server_with_a_game_against_an_agent(tmp_path):
 
 
 def test_a_saved_web_game_keeps_why_each_agent_moved_and_the_viewer_shows_it_as_decided():
-    client = TestClient(create_app())
+    client = local(create_app())
     made = started(client, "cherry_picking", 2, ["human", "search:rollouts=4,depth=2"])
     path = seat_path(made["seats"][0]["url"])
     for _ in range(600):
@@ -533,14 +573,14 @@ def test_only_shipped_agents_are_built_from_a_record_or_for_a_reachable_server(t
     path = tmp_path / "labels.jsonl"
     agents = [make_agent("greedy", spec, config), make_agent("random", spec, config)]
     play_games(spec, config, agents, np.array([[0, 1]]), seed=1, record_to=path, labels=["os:getcwd", "random"])
-    client = TestClient(create_app([path]))
+    client = local(create_app([path]))
     listed = client.get("/api/replays").json()["replays"][0]
     seats = client.app.state.replays.get(listed["id"]).replay.seats
     t = seats.index(0)
     assert client.get(f"/api/replays/{listed['id']}/frame?step={t}&seat=referee").json()["decision"] is None
     made = client.post(f"/api/replays/{listed['id']}/branch", json={"step": 2, "seat": 1}).json()
     assert made["notes"] == ["seat 0 (os:getcwd) is not a shipped agent: greedy plays it"]
-    reachable = TestClient(create_app(any_agent=False))
+    reachable = local(create_app(any_agent=False))
     for seat, allowed in [("search:rollouts=4,depth=2", True), ("ppo-baseline@1", True), ("ppo:model.zip", False)]:
         answer = reachable.post("/api/games", json={"game": "cherry_picking", "players": 2, "seats": ["human", seat]})
         assert (answer.status_code == 200) == allowed, (seat, answer.text)

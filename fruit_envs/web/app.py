@@ -9,51 +9,110 @@
     GET  /api/replays/{id}/frame?step=&seat=                  GET  /api/replays/{id}/picture.png?step=&seat=
     POST /api/replays/{id}/branch {step, seat}: play on from that step in that seat against the recorded agents
 
-A seat's routes answer only with that seat's view; a refused request is a 4xx with {"error": message} and
-changes nothing.
+A seat's routes answer only with that seat's view; a refused request is a 4xx (503 when the server is full)
+with {"error": message} and changes nothing. Every request passes `guard.Guard` first (its own host names,
+its own origin, JSON bodies); a page opened with the launch key (`/?key=...`) keeps it as a cookie, and only
+a request holding it may seat the user's own agents (a model file, a module), on loopback only. Agents think
+on a pool of as many threads as the machine has cores, so a long search never holds up a cheap request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from fruit_envs.web.sessions import HUMAN, Games, Replays, WebError, WebGame, catalogue
+from fruit_envs.agents.shipped import SEARCH_BUDGET, SHIPPED
+from fruit_envs.core.threads import usable_cores
+from fruit_envs.web.guard import LOOPBACK_NAMES, Guard, LaunchKey, Refused, read_json
+from fruit_envs.web.sessions import HUMAN, Games, Replays, Seating, WebError, WebGame, catalogue, shown
 
 STATIC = Path(__file__).resolve().parent / "static"
+LOCK_POLL_S = 0.005  # how often a request waiting for a busy game looks again (it holds no thread meanwhile)
+OWN_FORMS = ["ppo:PATH", "PATH.zip", "path/to/file.py:make", "package.module:make"]
+REMOTE = (
+    "this server, reachable from other machines, seats only the shipped agents; to play your own model or module, "
+    "run fruit-envs-web on 127.0.0.1 (the default)"
+)
+NO_KEY = (
+    "to seat your own model file or module, open the link fruit-envs-web printed at launch (it holds this "
+    "server's key; without it pages seat only the shipped agents)"
+)
 
 
-def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: bool = True) -> Starlette:
+def create_app(
+    records: Iterable[str | Path] = (),
+    idle: float = 3600.0,
+    any_agent: bool = True,
+    hosts: Iterable[str] | None = None,
+    key: str | None = None,
+    max_games: int = 100,
+    budget: int = SEARCH_BUDGET,
+) -> Starlette:
     """The app, with the games of the `records` files in its replay viewer; games idle `idle` s are dropped.
-    `any_agent` False: pages may seat only the shipped agents (a server other machines can reach)."""
-    games, replays = Games(idle), Replays(idle)
+
+    `any_agent` True (a server on loopback): a request holding the launch key (`key`, made here if None, kept in
+    `app.state.key`) may seat the user's own agents; False (a server other machines can reach): the shipped
+    agents only, whatever it holds. `hosts`: the `Host` values answered (`name:port`, or a bare name for any
+    port; default the loopback names). At most `max_games` games at once; a search a request or a record names
+    spends at most `budget` rollout decisions per decision.
+    """
+    games, replays = Games(idle, max_games), Replays(idle, max_games, budget)
     for path in records:
         replays.add_file(path)
+    launch = LaunchKey(key)
+    pool = ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="fruit-envs-agents")  # agents think here
+
+    def seating(request: Request) -> Seating:
+        if not any_agent:
+            return Seating(own=False, budget=budget, refusal=REMOTE)
+        return Seating(own=launch.held_by(request), budget=budget, refusal=NO_KEY)
 
     def page(name: str):
         async def serve(request: Request) -> Response:
+            given = request.query_params.get("key")
+            if given is not None and any_agent:  # the launch link: its key becomes a cookie, out of the address bar
+                if not launch.matches(given):
+                    return PlainTextResponse(
+                        "this link's key is not this server's (a new one is made at every launch): open the link "
+                        "fruit-envs-web printed when it started",
+                        403,
+                    )
+                rest = [(k, v) for k, v in request.query_params.multi_items() if k != "key"]
+                response = RedirectResponse(request.url.path + (f"?{urlencode(rest)}" if rest else ""), 303)
+                response.set_cookie(launch.cookie, launch.value, httponly=True, samesite="strict", path="/")
+                return response
             return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
 
         return serve
 
     async def api_catalogue(request: Request) -> Response:
-        from fruit_envs.agents import AGENT_NAMES
-
-        agents = [HUMAN, *(n.split("[")[0] for n in AGENT_NAMES)]
-        return JSONResponse({"games": catalogue(), "agents": agents})
+        allowed = seating(request)
+        agents = [HUMAN, *SHIPPED, *(OWN_FORMS if allowed.own else [])]
+        if allowed.own:
+            note = "This browser holds the launch key: a seat also takes your own " + ", ".join(OWN_FORMS) + "."
+        else:
+            note = f"Seats take {HUMAN} or a shipped agent; {allowed.refusal}."
+        return JSONResponse({"games": catalogue(), "agents": agents, "own_agents": allowed.own, "note": note})
 
     async def start(request: Request) -> Response:
-        body = await _body(request)
-        game = await asyncio.to_thread(
-            WebGame.start, body.get("game"), body.get("players"), body.get("seats"), body.get("seed", 0),
-            body.get("options"), any_agent,
+        body = await read_json(request)
+        games.check_room()  # before any agent is built
+        allowed = seating(request)
+        game = await _run(
+            pool, WebGame.start, body.get("game"), body.get("players"), body.get("seats"), body.get("seed", 0),
+            body.get("options"), allowed,
         )  # fmt: skip
         games.add(game)
         seats = [
@@ -81,7 +140,7 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: 
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     async def move(request: Request, game: WebGame, seat: int) -> Response:
-        body = await _body(request)
+        body = await read_json(request)
         if "action" not in body:
             raise WebError('send {"action": N}, N one of your legal action ids')
 
@@ -98,7 +157,7 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: 
             _remember(game)
             return game.snapshot(seat)
 
-        return JSONResponse(await _locked(game, advanced))
+        return JSONResponse(await _locked(game, advanced, pool=pool))
 
     async def record(request: Request, game: WebGame, seat: int) -> Response:
         def written() -> str:
@@ -129,7 +188,7 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: 
     async def replay_frame(request: Request) -> Response:
         entry = replays.get(request.path_params["replay"])
         step, seat = _step_and_seat(request)
-        return JSONResponse(await asyncio.to_thread(entry.frame, step, seat))
+        return JSONResponse(await _run(pool, entry.frame, step, seat))  # its reasons may ask the recorded agent
 
     async def replay_picture(request: Request) -> Response:
         entry = replays.get(request.path_params["replay"])
@@ -139,14 +198,25 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: 
 
     async def branch(request: Request) -> Response:
         entry = replays.get(request.path_params["replay"])
-        body = await _body(request)
-        game, notes = await asyncio.to_thread(WebGame.branch, entry, body.get("step"), body.get("seat"))
+        body = await read_json(request)
+        games.check_room()
+        game, notes = await _run(pool, WebGame.branch, entry, body.get("step"), body.get("seat"), budget)
         games.add(game)
         seat = game.labels.index(HUMAN)
         return JSONResponse({"url": f"/play/{game.id}/{game.tokens[seat]}", "notes": notes})
 
-    async def refused(request: Request, error: WebError) -> Response:
-        return JSONResponse({"error": str(error)}, status_code=error.status)
+    async def refused(request: Request, error: Exception) -> Response:
+        return JSONResponse({"error": str(error)}, status_code=getattr(error, "status", 400))
+
+    async def failed(request: Request, error: Exception) -> Response:
+        return JSONResponse({"error": f"the server failed on this request ({type(error).__name__})"}, 500)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        try:
+            yield
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page("index.html")),
@@ -167,30 +237,35 @@ def create_app(records: list[str | Path] = (), idle: float = 3600.0, any_agent: 
         Route("/api/replays/{replay}/branch", branch, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={WebError: refused})
-    app.state.games, app.state.replays = games, replays
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, hosts=LOOPBACK_NAMES if hosts is None else hosts)],
+        exception_handlers={WebError: refused, Refused: refused, Exception: failed},
+        lifespan=lifespan,
+    )
+    app.state.games, app.state.replays, app.state.key, app.state.pool = games, replays, launch, pool
     return app
 
 
-async def _locked(game: WebGame, fn, *args):
-    """`fn(*args)` in a worker thread holding the game's lock: one request at a time changes or reads a game,
-    and the server answers other requests meanwhile."""
-
-    def run():
-        with game.lock:
-            return fn(*args)
-
-    return await asyncio.to_thread(run)
+async def _run(pool: Executor, fn, *args) -> Any:
+    """`fn(*args)` on `pool` (the agents' threads), awaited without holding the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
 
-async def _body(request: Request) -> dict:
+async def _locked(game: WebGame, fn, *args, pool: Executor | None = None) -> Any:
+    """`fn(*args)` in a worker thread (of `pool`, default the loop's own) while holding the game's lock: one
+    request at a time changes or reads a game. A request waiting for the lock holds no thread, so a game whose
+    agent thinks long holds up no other game's requests; the lock is let go when `fn` has returned, even where
+    the request is abandoned meanwhile."""
+    while not game.lock.acquire(blocking=False):
+        await asyncio.sleep(LOCK_POLL_S)
     try:
-        body = await request.json()
-    except ValueError:
-        raise WebError("the request body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise WebError("the request body must be a JSON object")
-    return body
+        future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+    except BaseException:
+        game.lock.release()
+        raise
+    future.add_done_callback(lambda _: game.lock.release())
+    return await asyncio.shield(future)
 
 
 def _step_and_seat(request: Request) -> tuple[int, int | None]:
@@ -198,11 +273,11 @@ def _step_and_seat(request: Request) -> tuple[int, int | None]:
     try:
         step = int(query.get("step", "0"))
     except ValueError:
-        raise WebError(f"step must be an integer, got {query.get('step')!r}") from None
+        raise WebError(f"step must be an integer, got {shown(query.get('step'))}") from None
     seat: Any = query.get("seat", "referee")
     if seat == "referee":
         return step, None
     try:
         return step, int(seat)
     except ValueError:
-        raise WebError(f"seat must be 'referee' or a seat number, got {seat!r}") from None
+        raise WebError(f"seat must be 'referee' or a seat number, got {shown(seat)}") from None

@@ -10,7 +10,9 @@ legal actions by name when it is to move, what it was told; `picture(seat)` draw
 from __future__ import annotations
 
 import json
+import math
 import secrets
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.agents.base import explain
+from fruit_envs.agents.shipped import SEARCH_BUDGET, NotShipped, check_shipped
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
@@ -28,6 +31,7 @@ from fruit_envs.core.spec import get_spec, registered_games
 
 HUMAN = "human"
 TOLD_KEPT = 40  # lines of what happened a seat's page shows
+LONGEST_GAME = 20_000  # decisions a game started from a request may last (the longest default game: 10,725)
 
 
 class WebError(ValueError):
@@ -38,15 +42,79 @@ class WebError(ValueError):
         self.status = status
 
 
-SHIPPED = ("random", "greedy", "search", "ppo-baseline", "ppo-baseline-sample")
+@dataclass(frozen=True)
+class Seating:
+    """Which agents a request may seat: always the shipped ones (`agents.shipped`) within `budget` (None: no
+    bound, for the command line); with `own`, the user's own too (a model file, a module: loaded, imported, and
+    searches over them held to the same budget). `refusal` says how to get what was refused."""
+
+    own: bool
+    budget: int | None = SEARCH_BUDGET
+    refusal: str = ""
 
 
-def shipped_agent(label: str) -> bool:
-    """Whether `label` names an agent that ships with the package (`search:OPTIONS`, `ppo-baseline@N`
-    included): building it loads no one's file or module. The app builds only these from a record's labels
-    (a record may come from anywhere), and from a page when the server is reachable from other machines."""
-    text = label.strip()
-    return text in SHIPPED or text.startswith(("search:", "ppo-baseline@"))
+COMMAND_LINE = Seating(own=True, budget=None)  # the user's own command line: trusted as they are
+
+
+def seat_agent(k: int, label: str, spec: Any, config: Any, seating: Seating) -> Any:
+    """The agent seat `k`'s label names, built as `seating` allows; a `WebError` naming what was wrong and what
+    is allowed otherwise. A label `check_shipped` refuses is built only with `seating.own`; nothing else reads a
+    file or imports a module, so a refusal never says whether a path exists."""
+    from fruit_envs.agents import make_agent
+
+    budget = sys.maxsize if seating.budget is None else seating.budget
+    try:
+        shipped = check_shipped(label, spec, budget)
+    except NotShipped as refusal:
+        bounded = _within_budget(label, spec, budget)
+        if bounded is not None:  # a search over too many rollouts: no key changes that
+            raise WebError(f"seat {k}: {bounded}") from None
+        if not seating.own:
+            raise WebError(f"seat {k}: {refusal}; {seating.refusal}") from None
+        return _own_agent(k, label, spec, config)
+    try:
+        return make_agent(shipped, spec, config)
+    except (ValueError, OSError) as error:
+        raise WebError(f"seat {k}: {error}") from None
+
+
+def _within_budget(label: str, spec: Any, budget: int) -> str | None:
+    """For a `search:` label, `check_shipped`'s refusal of the same search with its networks read as the shipped
+    ones (its bounds on rollouts, depth and width do not depend on them); None where that passes or `label` is
+    not a search."""
+    if not label.startswith("search:"):
+        return None
+    items = []
+    for item in label[len("search:") :].split(","):
+        key, sep, value = item.partition("=")
+        if key.strip() in ("policy", "prior", "value") and value.strip().startswith("ppo:"):
+            value = "ppo-baseline"
+        items.append(f"{key}{sep}{value}")
+    try:
+        check_shipped("search:" + ",".join(items), spec, budget)
+    except NotShipped as error:
+        return str(error)
+    return None
+
+
+def _own_agent(k: int, label: str, spec: Any, config: Any) -> Any:
+    """The user's own agent (a model file, their module), for a page holding the launch key: a module of Python's
+    standard library is not an agent and is never imported as one; any failure is a `WebError`."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.resolve import BUILTIN_PREFIXES
+
+    target = label.rpartition(":")[0]
+    if target and not label.startswith(BUILTIN_PREFIXES) and not target.endswith(".py"):
+        top = target.split(".")[0]
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+            raise WebError(
+                f"seat {k}: {label!r} names {top!r}, a module of Python's standard library, not an agent; name "
+                "your own: path/to/file.py:make or package.module:make (a factory make(game_spec, config))"
+            )
+    try:
+        return make_agent(label, spec, config)
+    except Exception as error:  # the user's own code or file: whatever it raises is their answer
+        raise WebError(f"seat {k}: {label!r} could not be built: {type(error).__name__}: {error}") from None
 
 
 def catalogue() -> list[dict]:
@@ -100,13 +168,10 @@ class WebGame:
 
     @classmethod
     def start(
-        cls, game: Any, players: Any, seats: Any, seed: Any = 0, options: Any = None, any_agent: bool = True
+        cls, game: Any, players: Any, seats: Any, seed: Any = 0, options: Any = None, seating: Seating = COMMAND_LINE
     ) -> WebGame:
-        """A new game of `game` with `players` seats, `seats[k]` "human" or an agent name (with `any_agent`
-        False, a shipped one only: `shipped_agent`); bad input is a `WebError` naming what was wrong and what
-        is allowed."""
-        from fruit_envs.agents import make_agent
-
+        """A new game of `game` with `players` seats, `seats[k]` "human" or an agent name (built as `seating`
+        allows: `seat_agent`); bad input is a `WebError` naming what was wrong and what is allowed."""
         if not isinstance(game, str):
             raise WebError(f"game must be a game id, one of {[s.id for s in registered_games()]}")
         try:
@@ -114,63 +179,56 @@ class WebGame:
         except (KeyError, ValueError) as error:
             raise WebError(str(error).strip("'\"")) from None
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise WebError(f"seed must be a non-negative integer, got {seed!r}")
+            raise WebError(f"seed must be a non-negative integer, got {shown(seed)}")
         if options is not None and not isinstance(options, dict):
             raise WebError("options must be an object of option name to value")
         try:
             config = spec.make_config(players, **(options or {}))
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, OverflowError) as error:
             raise WebError(f"{spec.name}: {error}") from None
+        longest = spec.rules.max_game_length(config)
+        if seating.budget is not None and longest > LONGEST_GAME:
+            raise WebError(
+                f"{spec.name} with these options may last {longest} decisions; a game started here may last at "
+                f"most {LONGEST_GAME}"
+            )
         p = config.num_players
         if not isinstance(seats, list) or len(seats) != p or not all(isinstance(s, str) and s.strip() for s in seats):
             raise WebError(f"seats must list {p} entries, each 'human' or an agent name (greedy, search, ...)")
         labels = [s.strip() for s in seats]
-        agents = []
-        for k, label in enumerate(labels):
-            if label == HUMAN:
-                agents.append(None)
-                continue
-            if not any_agent and not shipped_agent(label):
-                raise WebError(
-                    f"seat {k}: this server, reachable from other machines, plays only the shipped agents "
-                    f"({', '.join(SHIPPED)}, search:OPTIONS, ppo-baseline@N), not {label!r}; to play your own model "
-                    "or module, run fruit-envs-web on 127.0.0.1 (the default)"
-                )
-            try:
-                agents.append(make_agent(label, spec, config))
-            except (ValueError, ImportError, OSError) as error:
-                raise WebError(f"seat {k}: {error}") from None
+        agents = [
+            None if label == HUMAN else seat_agent(k, label, spec, config, seating) for k, label in enumerate(labels)
+        ]
         key = int(frng.keys_from_seed(seed, 1)[0])
         state = spec.rules.init(config, np.array([key], dtype=np.uint64))
         tokens = [secrets.token_urlsafe(16) for _ in range(p)]
         return cls(spec, config, key, seed, labels, agents, tokens, states=[state])
 
     @classmethod
-    def branch(cls, entry: ReplayEntry, step: Any, seat: Any) -> tuple[WebGame, list[str]]:
+    def branch(cls, entry: ReplayEntry, step: Any, seat: Any, budget: int = SEARCH_BUDGET) -> tuple[WebGame, list[str]]:
         """The replayed game at `step` with a person in `seat` and the recorded agents elsewhere, to play on
-        ("play from here"); a recorded label that is not a shipped agent is played by greedy, said in the notes."""
+        ("play from here"); a recorded label that is not a shipped agent within `budget` is played by greedy,
+        said in the notes (a record may come from anywhere: it never names a file or module to load)."""
         from fruit_envs.agents import make_agent
 
         record = entry.replay.record
         p = int(record.config["num_players"])
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < p:
-            raise WebError(f"seat must be a seat number in 0..{p - 1}, got {seat!r}")
+            raise WebError(f"seat must be a seat number in 0..{p - 1}, got {shown(seat)}")
         state = entry._state(step)
         if bool(state.done[0]):
             raise WebError("the game is over at that step: pick an earlier one")
         spec, config = get_spec(record.game), state.config
         labels, agents, notes = [], [], []
         for k in range(p):
-            label = (record.players or [""] * p)[k] or ""
+            label = entry.label(k)
             if k == seat:
                 labels.append(HUMAN)
                 agents.append(None)
                 continue
             try:
-                if not shipped_agent(label):  # a record's label loads nothing of anyone's
-                    raise ValueError(label)
-                agents.append(make_agent(label, spec, config))
-            except (ValueError, ImportError, OSError):
+                agents.append(make_agent(check_shipped(label, spec, budget), spec, config))
+            except (ValueError, OSError):  # NotShipped included
                 notes.append(f"seat {k} ({label or 'unnamed'}) is not a shipped agent: greedy plays it")
                 label = "greedy"
                 agents.append(make_agent(label, spec, config))
@@ -250,7 +308,7 @@ class WebGame:
         if self._to_move() != seat:
             raise WebError("it is not your turn", 409)
         if not isinstance(action, int) or isinstance(action, bool):
-            raise WebError(f"action must be an integer action id, got {action!r}")
+            raise WebError(f"action must be an integer action id, got {shown(action)}")
         mask = self.spec.rules.legal_mask(self.state, seat)[0]
         if not 0 <= action < len(mask) or not mask[action]:
             names = action_names(self.spec, self.config)
@@ -339,6 +397,7 @@ class _Kept:
     def _add(self, item: Any) -> Any:
         with self._lock:
             self._sweep()
+            self._make_room()
             self._items[item.id] = item
         return item
 
@@ -362,6 +421,9 @@ class _Kept:
     def _expires(self, item: Any) -> bool:
         return True
 
+    def _make_room(self) -> None:
+        """Called, holding the lock, before an item is added."""
+
     def _sweep(self) -> None:
         now = time.monotonic()
         for key in [k for k, i in self._items.items() if self._expires(i) and now - i.touched > self.idle]:
@@ -369,26 +431,52 @@ class _Kept:
 
 
 class Games(_Kept):
-    """The games in play, each dropped after `idle` seconds without a request (abandoned)."""
+    """The games in play, at most `limit` at once (a 503 saying so past it), each dropped after `idle` seconds
+    without a request (abandoned)."""
 
     missing = "no such game (it ended long ago, or was never started)"
+
+    def __init__(self, idle: float = 3600.0, limit: int = 100):
+        super().__init__(idle)
+        self.limit = limit
 
     def add(self, game: WebGame) -> WebGame:
         return self._add(game)
 
+    def check_room(self) -> None:
+        """A 503 `WebError` saying so when the server holds as many games as it takes."""
+        with self._lock:
+            self._sweep()
+            self._make_room()
+
+    def _make_room(self) -> None:
+        if len(self._items) >= self.limit:
+            raise WebError(
+                f"this server holds as many games as it takes ({self.limit}); try again once one is over and "
+                f"left alone for {self.idle / 60:g} minutes, or ask whoever runs it to raise --max-games",
+                503,
+            )
+
 
 @dataclass
 class ReplayEntry:
-    """One game of a record file the user named (or played here: `played`), replayed for the viewer."""
+    """One game of a record file the user named (or played here: `played`), replayed for the viewer; the
+    agents its labels name are rebuilt (for `insight`) only where shipped and within `budget`."""
 
     id: str
     source: str
     index: int
     replay: frecord.Replay
     played: bool = False
+    budget: int = SEARCH_BUDGET
     touched: float = field(default_factory=time.monotonic)
     _agents: dict = field(default_factory=dict, repr=False)  # the recorded agents, built for `insight`
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def label(self, seat: int) -> str:
+        """Who sat in `seat` as the record names them ("" where it does not)."""
+        players = self.replay.record.players or []
+        return players[seat] if 0 <= seat < len(players) and isinstance(players[seat], str) else ""
 
     def summary(self) -> dict:
         record = self.replay.record
@@ -400,7 +488,7 @@ class ReplayEntry:
             "game": record.game,
             "name": get_spec(record.game).name,
             "players": p,
-            "labels": [(record.players or [""] * p)[k] or "?" for k in range(p)],  # who sat where
+            "labels": [self.label(k) or "?" for k in range(p)],  # who sat where
             "steps": len(record.actions),
             "outcome": self.replay.outcome,
         }
@@ -410,9 +498,7 @@ class ReplayEntry:
         from fruit_envs.replay import caption
 
         state = self._state(t)
-        p = int(self.replay.record.config["num_players"])
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < p):
-            raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {seat!r}")
+        self._check_seat(seat)
         labels = self.replay.record.players  # who sat where, drawn beside player_k
         return {
             "step": t,
@@ -425,8 +511,9 @@ class ReplayEntry:
 
     def insight(self, t: Any, seat: int | None) -> dict | None:
         """Why decision `t` was made: as the record kept it (its `decisions`), else recomputed by the recorded
-        agent rebuilt from its label (`agents.base.explain`); None where the game is over, nothing can say, or
-        `seat` is another seat than the mover's (it would show what only the mover knew)."""
+        agent rebuilt from its label (`agents.base.explain`) where that is a shipped agent within `budget`; None
+        where the game is over, nothing can say, or `seat` is another seat than the mover's (it would show what
+        only the mover knew)."""
         from fruit_envs.agents import make_agent
 
         state = self._state(t)
@@ -436,16 +523,16 @@ class ReplayEntry:
         if seat is not None and seat != mover:
             return None
         record = self.replay.record
-        label = (record.players or [""] * (mover + 1))[mover] or ""
         spec = get_spec(record.game)
         names = action_names(spec, state.config)
         if record.decisions and record.decisions[t] is not None:
             return named(record.decisions[t], mover, names, recorded=True)
+        label = self.label(mover)
         with self._lock:  # one request at a time asks an agent (search keeps its last values)
             if label not in self._agents:
                 try:  # a shipped agent only: the record may come from anywhere
-                    self._agents[label] = make_agent(label, spec, state.config) if shipped_agent(label) else None
-                except (ValueError, ImportError, OSError):
+                    self._agents[label] = make_agent(check_shipped(label, spec, self.budget), spec, state.config)
+                except (ValueError, OSError):  # NotShipped included
                     self._agents[label] = None
             if self._agents[label] is None:
                 return None
@@ -453,34 +540,84 @@ class ReplayEntry:
             return None if item is None else named(item, mover, names, recorded=False)
 
     def picture(self, t: int, seat: int | None) -> bytes:
+        state = self._state(t)
+        self._check_seat(seat)
         labels = self.replay.record.players  # who sat where, drawn beside player_k
-        return _png(fpicture.picture(self._state(t), 0, seat, labels=labels))
+        return _png(fpicture.picture(state, 0, seat, labels=labels))
+
+    def _check_seat(self, seat: Any) -> None:
+        p = int(self.replay.record.config["num_players"])
+        if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < p):
+            raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {shown(seat)}")
 
     def _state(self, t: Any):
-        if not isinstance(t, int) or not 0 <= t < len(self.replay.states):
-            raise WebError(f"step must be an integer in 0..{len(self.replay.states) - 1}, got {t!r}")
+        if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t < len(self.replay.states):
+            raise WebError(f"step must be an integer in 0..{len(self.replay.states) - 1}, got {shown(t)}")
         return self.replay.states[t]
 
 
 class Replays(_Kept):
     """The replays the viewer may open: the games of the record files named on the command line, and the
-    finished games played here (dropped, as games are, after `idle` seconds unopened). Nothing else is read
-    from disk."""
+    finished games played here (at most `limit` of these, the least recently opened going first; dropped, as
+    games are, after `idle` seconds unopened). Nothing else is read from disk."""
 
     missing = "no such replay"
 
+    def __init__(self, idle: float = 3600.0, limit: int = 100, budget: int = SEARCH_BUDGET):
+        super().__init__(idle)
+        self.limit, self.budget = limit, budget
+
     def add_file(self, path: str | Path) -> list[ReplayEntry]:
         """Every game of a JSONL record file (`play --record`, `tournament --record`, the benchmark's
-        `failure.jsonl`, `eval_games.jsonl`); an unreadable file or game is a `RecordError` naming it."""
+        `failure.jsonl`, `eval_games.jsonl`), each replayed and checked against what it states (its outcome,
+        ending, labels, and the actions its `decisions` name); an unreadable file or game, or one that
+        contradicts its replay, is a `RecordError` naming it."""
         path = Path(path)
-        added = []
+        replayed = []
         for i, record in enumerate(frecord.read_records(path)):
-            replayed = frecord.replay(record, where=f"{path} game {i}", check=False)
-            added.append(self._add(ReplayEntry(secrets.token_urlsafe(12), path.name, i, replayed)))
-        return added
+            where = f"{path} game {i}"
+            replayed.append(frecord.replay(record, where=where, check=True))
+            check_decisions(record, where)
+        entries = [
+            ReplayEntry(secrets.token_urlsafe(12), path.name, i, r, budget=self.budget) for i, r in enumerate(replayed)
+        ]
+        return [self._add(entry) for entry in entries]
 
     def add_game(self, game: WebGame) -> ReplayEntry:
-        return self._add(ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay(), played=True))
+        entry = ReplayEntry(secrets.token_urlsafe(12), "played here", 0, game.replay(), played=True, budget=self.budget)
+        return self._add(entry)
 
     def _expires(self, entry: ReplayEntry) -> bool:
         return entry.played  # a file's games stay for as long as the app runs
+
+    def _make_room(self) -> None:
+        played = sorted((e for e in self._items.values() if e.played), key=lambda e: e.touched)
+        for entry in played[: max(0, len(played) - self.limit + 1)]:
+            del self._items[entry.id]
+
+
+def check_decisions(record: frecord.GameRecord, where: str) -> None:
+    """A `RecordError` naming the first of a record's `decisions` items that names an action the game does not
+    have, or a number that is not finite (the viewer shows them by name and as JSON)."""
+    if not record.decisions:
+        return
+    spec = get_spec(record.game)
+    for t, item in enumerate(record.decisions):
+        if item is None:
+            continue
+        for action, number in item["actions"]:
+            if not 0 <= action < spec.num_actions:
+                raise frecord.RecordError(
+                    f"{where}: decisions item {t} names action {shown(action)}; {spec.name} has actions "
+                    f"0..{spec.num_actions - 1}"
+                )
+            if isinstance(number, float) and not math.isfinite(number):
+                raise frecord.RecordError(f"{where}: decisions item {t} gives action {action} the number {number}")
+        if isinstance(item["value"], float) and not math.isfinite(item["value"]):
+            raise frecord.RecordError(f"{where}: decisions item {t} has the value {item['value']}")
+
+
+def shown(value: Any) -> str:
+    """`value` as a message quotes it: its repr, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -25,8 +25,9 @@ function showError(error) {
 // --- the start page ------------------------------------------------------------------------------
 
 async function startPage() {
-  const { games, agents } = await api("/api/catalogue");
+  const { games, agents, note } = await api("/api/catalogue");
   for (const name of agents) $("agents").append(new Option(name));
+  $("agents-note").textContent = note;
   for (const g of games) $("game").append(new Option(g.name, g.id));
   const current = () => games.find((g) => g.id === $("game").value);
   function drawSeats() {
@@ -204,7 +205,7 @@ async function replayPage() {
   const seat = () => $("perspective").value;
 
   async function open(id) {
-    entry = await api(`/api/replays/${id}`);
+    entry = await api(`/api/replays/${encodeURIComponent(id)}`);
     location.hash = id;
     $("title").textContent = `Replay: ${entry.name}, ${entry.players} players (${entry.source}, game ${entry.index})`;
     $("perspective").replaceChildren(new Option("referee (everything)", "referee"),
