@@ -1,6 +1,6 @@
 """Juicy Fruits component data (COMPONENTS.md §4) and the assumptions we made where the rulebook is silent.
 
-FOUND = stated by the rulebook (`shared/rules/juicy_fruits.txt`) or a public source listed in
+FOUND = stated by the Juicy Fruits rulebook or a public source listed in
 COMPONENTS.md; ASSUMED = our reconstruction. The board, the token list, the ship orders and the
 business rows are pictures we do not have: a user who owns the game corrects them here, in one place.
 
