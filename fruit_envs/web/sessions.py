@@ -570,8 +570,8 @@ class Replays(_Kept):
     def add_file(self, path: str | Path) -> list[ReplayEntry]:
         """Every game of a JSONL record file (`play --record`, `tournament --record`, the benchmark's
         `failure.jsonl`, `eval_games.jsonl`), each replayed and checked against what it states (its outcome,
-        ending, labels, and the actions its `decisions` name); an unreadable file or game, or one that
-        contradicts its replay, is a `RecordError` naming it."""
+        ending, labels, and its `decisions`: `frecord.replay` with `check`); an unreadable file or game, or one
+        that contradicts its replay, is a `RecordError` naming it."""
         path = Path(path)
         replayed = []
         for i, record in enumerate(frecord.read_records(path)):
@@ -597,24 +597,16 @@ class Replays(_Kept):
 
 
 def check_decisions(record: frecord.GameRecord, where: str) -> None:
-    """A `RecordError` naming the first of a record's `decisions` items that names an action the game does not
-    have, or a number that is not finite (the viewer shows them by name and as JSON)."""
-    if not record.decisions:
-        return
-    spec = get_spec(record.game)
-    for t, item in enumerate(record.decisions):
+    """A `RecordError` naming the first of a record's `decisions` numbers that is not finite (NaN or infinite: the
+    viewer sends them as JSON, which has neither); `frecord.replay` has checked the actions they name."""
+    for t, item in enumerate(record.decisions or []):
         if item is None:
             continue
-        for action, number in item["actions"]:
-            if not 0 <= action < spec.num_actions:
-                raise frecord.RecordError(
-                    f"{where}: decisions item {t} names action {shown(action)}; {spec.name} has actions "
-                    f"0..{spec.num_actions - 1}"
-                )
-            if isinstance(number, float) and not math.isfinite(number):
-                raise frecord.RecordError(f"{where}: decisions item {t} gives action {action} the number {number}")
-        if isinstance(item["value"], float) and not math.isfinite(item["value"]):
-            raise frecord.RecordError(f"{where}: decisions item {t} has the value {item['value']}")
+        numbers = [item["value"], *(number for _, number in item["actions"])]
+        if any(isinstance(x, float) and not math.isfinite(x) for x in numbers):
+            raise frecord.RecordError(
+                f"{where}: decisions item {t} holds a number that is not finite ({str(item)[:200]})"
+            )
 
 
 def shown(value: Any) -> str:
