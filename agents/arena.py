@@ -140,6 +140,8 @@ def play_games(
                 try:
                     chosen = agent.act(obs, mask[games], gen, **extra)
                 except Exception as error:  # a user's agent: its failure is reported as its own, by name
+                    if isinstance(error, AgentFault) or getattr(agent, "reports_faults", False):
+                        raise  # a fault already told, or an agent that reports its own (the benchmark's checker)
                     raised = fault(f"raised {type(error).__name__}: {error}", int(games[0]))
                     raised.traceback = traceback.format_exc()
                     raise raised from None

@@ -172,3 +172,62 @@ def test_the_scaling_estimate_schedules_the_longest_units_first():
     report = {"cells": [{"game": "g", "players": 2, "reference": r, "seconds": s} for r, s in (("a", 90), ("b", 30))]}
     text = table(report, [1, 8])
     assert "the longest, g 2p vs a, takes 90 s" in text and "| 8 | 90 s |" in text and "| 1 | 2.0 min |" in text
+
+
+CTRL_C_JOB = """
+import signal, sys, time
+from fruit_envs.core import units
+
+def busy(i):
+    started = time.time()
+    while time.time() - started < 60:
+        sum(range(10000))
+    return i
+
+if __name__ == "__main__":
+    print("started", flush=True)
+    try:
+        units.run_units([units.Unit(f"u{i}", busy, (i,), 1) for i in range(4)], units.backend(2, None), progress=False)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopping: as the commands do, a further Ctrl-C is not news
+        print("stopped", flush=True)
+        sys.exit(130)
+"""
+
+
+def test_two_ctrl_cs_at_once_stop_a_job_on_workers_within_seconds(tmp_path):
+    """Ctrl-C reaches the whole process group, twice: the job stops, its workers are killed (none outlive it),
+    and the shutdown neither hangs nor prints a traceback."""
+    import subprocess
+    import sys
+
+    psutil = pytest.importorskip("psutil")
+    script = tmp_path / "job.py"
+    script.write_text(CTRL_C_JOB)
+    job = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert job.stdout.readline().strip() == "started"
+        parent = psutil.Process(job.pid)
+        deadline = time.time() + 60
+        while len(parent.children(recursive=True)) < 2 and time.time() < deadline:
+            time.sleep(0.2)
+        workers = parent.children(recursive=True)
+        assert len(workers) >= 2, "the job's workers did not start"
+        time.sleep(1.0)
+        started = time.time()
+        os.killpg(job.pid, signal.SIGINT)
+        time.sleep(0.1)
+        os.killpg(job.pid, signal.SIGINT)
+        out, err = job.communicate(timeout=30)
+        assert time.time() - started < 15, "stopping took too long"
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+    assert job.returncode == 130 and "stopped" in out
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    time.sleep(1.0)
+    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE], (
+        "a worker outlived the job"
+    )

@@ -26,6 +26,7 @@ reaches the caller as it was raised.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -230,8 +231,9 @@ def warm(backend: Backend, modules: Sequence[str] = ()) -> None:
     job before the first unit): the first units then find them ready. Nothing to do in-process or on Ray."""
     if backend.ray_address is None and backend.workers > 1:
         pool = _pool(backend)
-        for _ in range(backend.workers):
-            pool.submit(_import, tuple(modules))
+        with _no_ctrl_c():  # the workers start here
+            for _ in range(backend.workers):
+                pool.submit(_import, tuple(modules))
 
 
 def _pool(backend: Backend):
@@ -256,8 +258,13 @@ def _import(modules: tuple[str, ...]) -> None:
 
 
 def _init_worker() -> None:
+    """A worker's set-up: its thread limits, and Ctrl-C left to the job's own process (the terminal sends it to
+    the whole process group; the job stops its workers itself, so a unit is never taken for a dead worker's)."""
+    import signal
+
     from fruit_envs.core.threads import limit_threads
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_threads()
 
 
@@ -278,7 +285,8 @@ def _run_local(todo: list[Unit], backend: Backend, finished: Callable, store: St
             while queue or flight:
                 while queue and len(flight) < backend.workers:
                     u = queue.pop(0)
-                    flight[pool.submit(_call, u.fn, u.args)] = u
+                    with _no_ctrl_c():  # a submit may start a worker
+                        flight[pool.submit(_call, u.fn, u.args)] = u
                 done, _ = wait(flight, return_when=FIRST_COMPLETED)
                 for future in done:
                     if future.exception() is not None and not isinstance(future.exception(), BrokenProcessPool):
@@ -320,8 +328,28 @@ def _drain(flight: dict, finished: Callable, failed) -> None:
 
 
 def _shut(pool) -> None:
-    """Stop a pool at once: its workers ended, a unit still running lost (it was not saved)."""
-    pool.shutdown(wait=True, kill_workers=True)
+    """Stop a pool at once: its workers ended, a unit still running lost (it was not saved). A second Ctrl-C while
+    the workers are killed is ignored, so the shutdown finishes instead of hanging."""
+    with _no_ctrl_c():
+        pool.shutdown(wait=True, kill_workers=True)
+
+
+@contextlib.contextmanager
+def _no_ctrl_c():
+    """Ctrl-C ignored inside (in the main thread; elsewhere signals cannot be set): while workers are killed, and
+    while they are started, so a new worker inherits the ignoring and a Ctrl-C to the process group never
+    interrupts its start-up (the job's own process stops it)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run_ray(todo: list[Unit], backend: Backend, finished: Callable, store: Store | None) -> None:
