@@ -46,7 +46,7 @@ def seat_path(url: str) -> str:
 
 @pytest.mark.parametrize("game,players", HIDDEN_GAMES)
 def test_a_seat_is_sent_its_own_view_and_nothing_hidden(game, players):
-    """DESIGN.md: an observation holds exactly what its seat may know. What a human seat is sent is its
+    """An observation holds exactly what its seat may know. What a human seat is sent is its
     `view`, its picture and its legal actions; re-dealing what it cannot see changes none of it."""
     client = local(create_app())
     made = started(client, game, players, ["human"] * players)

@@ -1,4 +1,4 @@
-"""What a request or a record may not make the web app do (DESIGN.md, "Trust"): run a file's pickle or a
+"""What a request or a record may not make the web app do (docs/threat-model.md): run a file's pickle or a
 module's code, answer another host name or another site's page, seat anything but the shipped agents without
 the launch key (or at all on a server other machines can reach), spend without bound, or fail with a 500.
 
@@ -392,14 +392,18 @@ def contradicting_records(tmp_path) -> dict[str, tuple[Path, str]]:
 
 
 def test_a_record_that_contradicts_its_replay_is_refused_at_load_by_name(tmp_path, capsys):
-    from fruit_envs.web import main
+    """By the server and by the static export alike, before anything is served or written."""
+    from fruit_envs.web import export, main
 
     for name, (path, words) in contradicting_records(tmp_path).items():
         with pytest.raises(frecord.RecordError, match=words):
             create_app([path])
-        assert main([str(path), "--no-browser"]) == 2, name
-        err = capsys.readouterr().err
-        assert err.startswith("error: ") and path.name in err and words in err and err.count("\n") == 1, (name, err)
+        commands = [(main, [str(path), "--no-browser"]), (export.main, [str(path), str(tmp_path / "out")])]
+        for command, argv in commands[: 1 if name == "a NaN" else 2]:  # the export shows no decisions
+            assert command(argv) == 2, name
+            err = capsys.readouterr().err
+            assert err.startswith("error: ") and path.name in err and words in err and err.count("\n") == 1, (name, err)
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_record_naming_a_model_file_or_module_runs_nothing(payloads, tmp_path):

@@ -22,13 +22,16 @@ from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 
 
-def frames_of(record: frecord.GameRecord, frames: int = 16, scale: float = 0.5) -> tuple[dict, dict[str, bytes]]:
-    """The viewer's data and its pictures (file name -> PNG bytes) for one recorded game."""
+def frames_of(
+    record: frecord.GameRecord, frames: int = 16, scale: float = 0.5, where: str = "record"
+) -> tuple[dict, dict[str, bytes]]:
+    """The viewer's data and its pictures (file name -> PNG bytes) for one recorded game, replayed and checked
+    against what it states (a `RecordError` naming `where` if its replay contradicts it)."""
     from PIL import Image
 
     from fruit_envs.replay import caption
 
-    replay = frecord.replay(record, check=False)
+    replay = frecord.replay(record, where=where, check=True)
     last = len(replay.states) - 1
     steps = sorted({int(round(x)) for x in np.linspace(0, last, min(frames, last + 1))})
     p = int(record.config["num_players"])
@@ -67,7 +70,7 @@ def export(record_path: str | Path, out: str | Path, index: int = 0, frames: int
     records = frecord.read_records(record_path)
     if not 0 <= index < len(records):
         raise ValueError(f"{record_path} holds {len(records)} game(s); --index must be in 0..{len(records) - 1}")
-    data, files = frames_of(records[index], frames, scale)
+    data, files = frames_of(records[index], frames, scale, where=f"{record_path} game {index}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
@@ -93,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         print(f"wrote {export(args.record, args.out, args.index, args.frames, args.scale)}")
-    except (OSError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:  # RecordError included
+        print("error: " + " ".join(str(error).split()), file=sys.stderr)
         return 2
     return 0
 

@@ -26,7 +26,7 @@ from fruit_envs.web.sessions import shown
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
 BODY_LIMIT = 64 * 1024  # bytes of a request body: the largest this app needs is well under 1 KiB
-DEPTH_LIMIT = 16  # nesting of a request body's JSON: this app's are at most 2 deep
+DEPTH_LIMIT = 32  # nesting of a request body's JSON: this app's are at most 2 deep
 KEY_HEADER = "x-fruit-envs-key"
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
