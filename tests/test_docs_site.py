@@ -90,8 +90,7 @@ class Links(HTMLParser):
 
 def test_every_link_in_the_site_names_a_file(site):
     """Opened from disk a link to a folder shows a bare directory listing: every local link names a file."""
-    # 404.html is what a server sends for a missing path, so its links are from the server's root
-    pages = [page for page in site.rglob("*.html") if SCREENSHOTS not in page.parents and page.name != "404.html"]
+    pages = [page for page in site.rglob("*.html") if SCREENSHOTS not in page.parents]
     assert len(pages) >= 25
     for page in pages:
         parser = Links()
@@ -106,8 +105,21 @@ def test_every_link_in_the_site_names_a_file(site):
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
+    """A static server that answers a missing path with the site's 404.html, as hosting services do."""
+
     def log_message(self, *args) -> None:
         pass
+
+    def send_error(self, code, message=None, explain=None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +217,28 @@ def test_nav_from_disk_lands_on_pages(browser):
         assert not errors, f"console errors: {errors}"
     finally:
         page.close()
+
+
+def test_the_not_found_page_works_from_disk_and_from_a_server(browser, server):
+    """404.html opened from disk loads its stylesheet and scripts and its links lead to pages; sent by a server
+    for a missing path in a subfolder, it loads them from the site's root (docs/hooks/offline.py)."""
+    page, errors = open_from_disk(browser, "404.html")
+    try:
+        assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") != "static"
+        link = page.locator("nav.md-nav--primary a.md-nav__link[href] >> visible=true").nth(3)
+        link.click()
+        page.wait_for_load_state("load")
+        assert_on_a_page(page, "a link of the not-found page")
+        assert not errors, f"console errors: {errors}"
+    finally:
+        page.close()
+    served = browser.new_page()
+    try:
+        served.goto(server + "games/no-such-page.html", wait_until="load")
+        stylesheet = served.evaluate("[...document.styleSheets].map(s => s.href).find(h => h && h.includes('main'))")
+        assert stylesheet and stylesheet.startswith(server + "assets/"), stylesheet
+    finally:
+        served.close()
 
 
 def test_search_works_from_disk(browser):
