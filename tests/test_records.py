@@ -519,6 +519,17 @@ def test_decisions_are_an_optional_versioned_field_checked_on_reading(one_record
         ({"version": 1, "items": [None]}, f"one per action, {n} in all"),
         ({"version": 1, "items": [{"kind": "vibes", "value": None, "actions": []}] + [None] * (n - 1)}, "item 0"),
         ({"version": 1, "items": [{"kind": "probability", "value": "x", "actions": []}] + [None] * (n - 1)}, "item 0"),
+        (
+            {"version": 1, "items": [{"kind": "probability", "value": float("nan"), "actions": []}] + [None] * (n - 1)},
+            "finite number",
+        ),
+        (
+            {
+                "version": 1,
+                "items": [{"kind": "probability", "value": None, "actions": [[0, float("inf")]]}] + [None] * (n - 1),
+            },
+            "item 0",
+        ),
         ([1, 2], "decisions must be"),
     ]:
         with pytest.raises(frecord.RecordError, match=re.escape(message)):

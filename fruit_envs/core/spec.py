@@ -28,7 +28,8 @@ def option(default: Any, choices: tuple | None = None, doc: str = "", kind: type
 def outcome_rewards(won: np.ndarray) -> np.ndarray:
     """The outcome a game the rules ended pays under `reward="terminal"`, from `(n, P)` winner flags.
 
-    The contract every game, adapter and evaluation follows (written here once; docs/termination.md shows it in every API):
+    The contract every game, adapter and evaluation follows (written here once; docs/termination.md shows it
+    in every API):
 
     * *Terminated*: the rules end the game. `reward="terminal"` pays +1 each winner, -1 each other
       player, 0 all round when everyone shares the win (a full draw): this function.
