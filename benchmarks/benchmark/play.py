@@ -149,6 +149,7 @@ def play_cell(
         "truncated": result.truncated,
         "policy_seat": policy_seat,
         "actions_sha256": [actions_digest(row[row >= 0]) for row in history],  # the result card's (per game)
+        "actions": [row[row >= 0] for row in history],  # every game's actions: the card's games file
         "cpu_seconds": cpu,
     }
 

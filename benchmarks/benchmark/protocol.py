@@ -191,6 +191,29 @@ def cell_seed(seed: int, game: str, players: int, reference: str) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint32)[0])
 
 
+def run_deviations(
+    protocol: Protocol, suite: str, games: int, seed: int, references: list[str], groups: list[tuple[str, int]],
+    skipped: list[str], published: bool = True,
+) -> list[str]:  # fmt: skip
+    """Each way a run is not `suite` of `protocol` as written, in the words its report and card give: other games
+    per cell, another seed, some references, some groups, another protocol file, baselines' cells left out
+    (`skipped`: `GAME Np (FILE)`). Empty: the run conforms."""
+    out = []
+    if games != protocol.suites[suite]["games_per_cell"]:
+        out.append(f"{games} games per cell instead of {protocol.suites[suite]['games_per_cell']}")
+    if seed != protocol.seed:
+        out.append(f"seed {seed} instead of {protocol.seed}")
+    if list(references) != list(protocol.references):
+        out.append(f"references {list(references)} only")
+    if list(groups) != protocol.suite_groups(suite):
+        out.append(f"only {', '.join(f'{g} {p}p' for g, p in groups)}")
+    if not published:
+        out.append(f"protocol file {protocol.path}, not the published protocol v{protocol.version}")
+    if skipped:
+        out.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
+    return out
+
+
 def pin_baseline(agent: str, version: int) -> str:
     """`ppo-baseline` in protocol `version` means `ppo-baseline@version`: the baseline the protocol's anchors
     were calibrated with (`agents/baselines/protocol_v<N>/` keeps it when a newer one replaces it)."""

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -206,9 +209,30 @@ def make_card(report: dict, raws: dict, keys_of, source, compute: dict) -> dict:
     }
 
 
-def write_card(card: dict, out: Path) -> Path:
-    """`out/card.json`, written whole or not at all."""
+def card_actions(card: dict, raws: dict) -> list[list[np.ndarray]]:
+    """Every game's actions of a card's cells (`[cell][game]`, in card order) from the run's raw games, each
+    checked against the card's `actions_sha256`; a `BenchmarkError` for a cell played before cards kept them."""
+    out = []
+    for cell in card["cells"]:
+        raw = next(r for name, r in raws[(cell["game"], cell["players"])] if name == cell["reference"])
+        actions = raw.get("actions")
+        if actions is None:
+            raise BenchmarkError(
+                f"cell {cell['id']} was played before result cards kept their games' actions; play it again for a card"
+            )
+        if [actions_digest(a) for a in actions] != cell["actions_sha256"]:
+            raise BenchmarkError(f"cell {cell['id']}: its games' actions are not those its digests were made from")
+        out.append(list(actions))
+    return out
+
+
+def write_card(card: dict, out: Path, games: list[list[np.ndarray]] | None = None) -> Path:
+    """`out/card.json`, written whole or not at all, after its games' actions (`out/games.npz`) where given."""
+    from fruit_envs.benchmarks.benchmark.games_file import write_games
+
     out.mkdir(parents=True, exist_ok=True)
+    if games is not None:
+        write_games(out, games)
     path = out / CARD_FILE
     partial = path.with_suffix(".json.partial")
     partial.write_text(card_text(card))
@@ -231,19 +255,25 @@ def card_text(card: dict) -> str:
 
 
 _REQUIRED = {  # field: type, checked before anything is recomputed
-    "schema": str, "schema_version": int, "status": str, "protocol": dict, "conforms": bool, "environments": dict,
-    "rules_sha256": dict, "policy": dict, "suite": str, "seed": int, "games_per_cell": int, "cells": list,
-    "groups": list, "merkle_root": str, "compute": dict,
+    "schema": str, "schema_version": int, "created": str, "status": str, "protocol": dict, "conforms": bool,
+    "deviations": list, "environments": dict, "rules_sha256": dict, "policy": dict, "suite": str, "seed": int,
+    "games_per_cell": int, "references": dict, "cells": list, "groups": list, "merkle_root": str, "compute": dict,
 }  # fmt: skip
 _CELL_REQUIRED = {
     "id": str, "game": str, "players": int, "numbers": dict, "keys_sha256": str, "actions_sha256": list,
     "scores": list, "winners": list, "truncated": list, "digests": list, "merkle_root": str,
 }  # fmt: skip
+STATUSES = ("complete", "stopped")
+SEED_LIMIT = 1 << 64  # a seed is a non-negative integer below this
+GAMES_LIMIT = 100_000  # games per cell a card may state (the full suite plays 400)
+CELLS_LIMIT = 1_000  # cells a card may hold (the full suite has 53)
+_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def load_card(path: str | Path) -> dict:
-    """A card read and checked for shape: a `BenchmarkError` naming the file and what is wrong otherwise (not a
-    card, another schema version, a missing or mistyped field)."""
+    """A card read and checked for shape and types: a `BenchmarkError` naming the file and what is wrong
+    otherwise (not a card, another schema version, a missing or mistyped field, a number that is text, a
+    winners string of other letters than 0 and 1, a game or player count this fruit_envs does not have)."""
     path = Path(path)
     if path.is_dir():
         path = path / CARD_FILE
@@ -251,20 +281,25 @@ def load_card(path: str | Path) -> dict:
         card = json.loads(path.read_text())
     except FileNotFoundError:
         raise BenchmarkError(f"no result card at {path} (a benchmark run writes card.json beside its report)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BenchmarkError(f"{path} is not a result card: {error}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # JSONDecodeError, an integer of too many digits
+        raise BenchmarkError(f"{path} is not a result card: {str(error)[:200]}") from None
+    except RecursionError:
+        raise BenchmarkError(f"{path} is not a result card: its JSON nests too deep") from None
     if not isinstance(card, dict) or card.get("schema") != SCHEMA:
         raise BenchmarkError(f"{path} is not a result card (its 'schema' is not {SCHEMA!r})")
-    if card.get("schema_version") != SCHEMA_VERSION:
+    if card.get("schema_version") != SCHEMA_VERSION or isinstance(card.get("schema_version"), bool):
         raise BenchmarkError(
-            f"{path}: card schema version {card.get('schema_version')!r}; "
-            f"this fruit_envs reads version {SCHEMA_VERSION}"
+            f"{path}: card schema version {_shown(card.get('schema_version'))}; this fruit_envs reads version "
+            f"{SCHEMA_VERSION}"
         )
     _fields(card, _REQUIRED, str(path))
+    _check_card(card, str(path))
     for i, cell in enumerate(card["cells"]):
         if not isinstance(cell, dict):
             raise BenchmarkError(f"{path}: cells[{i}] is not an object")
-        _fields(cell, _CELL_REQUIRED, f"{path}: cell {cell.get('id', i)!r}")
+        where = f"{path}: cell {_shown(cell.get('id', i))}"
+        _fields(cell, _CELL_REQUIRED, where)
+        _check_cell_types(cell, where)
     return card
 
 
@@ -275,3 +310,122 @@ def _fields(d: dict, required: dict, where: str) -> None:
         value = d[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise BenchmarkError(f"{where}: field {name!r} must be {kind.__name__}, got {type(value).__name__}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_number(value: Any) -> bool:
+    """An int or a finite float (not a bool, not text): what a card's numbers must be."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _numbers(d: Any, where: str, keys: tuple | None = None) -> None:
+    """Every value of `d` (or those of `keys` present) a number or null."""
+    if not isinstance(d, dict):
+        raise BenchmarkError(f"{where} must be an object")
+    for key in keys if keys is not None else tuple(d):
+        value = d.get(key)
+        if value is not None and not is_number(value):
+            raise BenchmarkError(f"{where}: {key} must be a number or null, got {_shown(value)}")
+
+
+def _check_card(card: dict, where: str) -> None:
+    """The card's own fields' types and bounds, beyond their kind."""
+    if not 0 <= card["seed"] < SEED_LIMIT:
+        raise BenchmarkError(f"{where}: seed must be an integer in 0..2**64-1, got {len(str(card['seed']))} digits")
+    if not 1 <= card["games_per_cell"] <= GAMES_LIMIT:
+        raise BenchmarkError(f"{where}: games_per_cell must be in 1..{GAMES_LIMIT}, got {card['games_per_cell']}")
+    if len(card["cells"]) > CELLS_LIMIT:
+        raise BenchmarkError(f"{where}: {len(card['cells'])} cells, more than any suite's ({CELLS_LIMIT} at most)")
+    if card["status"] not in STATUSES:
+        raise BenchmarkError(f"{where}: status must be one of {list(STATUSES)}, got {_shown(card['status'])}")
+    if not all(isinstance(d, str) for d in card["deviations"]):
+        raise BenchmarkError(f"{where}: deviations must be a list of text")
+    policy = card["policy"]
+    _fields(policy, {"label": str, "kind": str, "privileged": bool}, f"{where}: policy")
+    digest = policy.get("sha256")
+    if digest is not None and not (isinstance(digest, str) and _HEX.fullmatch(digest)):
+        raise BenchmarkError(f"{where}: policy sha256 must be 64 lowercase hex digits or null")
+    files = policy.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) and _HEX.fullmatch(v) for v in files.values()):
+        raise BenchmarkError(f"{where}: policy files must map names to 64 lowercase hex digits")
+    if not all(isinstance(v, str) and _HEX.fullmatch(v) for v in card["rules_sha256"].values()):
+        raise BenchmarkError(f"{where}: rules_sha256 must map games to 64 lowercase hex digits")
+    if not _HEX.fullmatch(card["merkle_root"]):
+        raise BenchmarkError(f"{where}: merkle_root must be 64 lowercase hex digits")
+    for i, group in enumerate(card["groups"]):
+        if not isinstance(group, dict):
+            raise BenchmarkError(f"{where}: groups[{i}] is not an object")
+        _fields(group, {"game": str, "players": int}, f"{where}: groups[{i}]")
+        _numbers(group, f"{where}: groups[{i}]", GROUP_FIELDS)
+    if card.get("aggregate") is not None:
+        _numbers(card["aggregate"], f"{where}: aggregate", AGGREGATE_FIELDS)
+    _numbers(card["compute"], f"{where}: compute", ("wall_seconds", "cell_cpu_seconds", "main_cpu_seconds"))
+    for key in ("workers", "cores"):
+        value = card["compute"].get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise BenchmarkError(f"{where}: compute {key} must be an integer or null, got {_shown(value)}")
+    code = card.get("code")
+    if code is not None and not (isinstance(code, dict) and isinstance(code.get("commit", ""), (str, type(None)))):
+        raise BenchmarkError(f"{where}: code must be null or an object whose commit is text")
+    _check_bounds(card.get("exploitability"), f"{where}: exploitability")
+
+
+def _check_bounds(bound: Any, where: str) -> None:
+    """An exploitability block's fields the leaderboard shows: method, budget, and per group its sums."""
+    if bound is None:
+        return
+    if not isinstance(bound, dict):
+        raise BenchmarkError(f"{where} must be null or an object")
+    _fields(bound, {"method": str, "budget": dict, "groups": list}, where)
+    for i, group in enumerate(bound["groups"]):
+        if not isinstance(group, dict):
+            raise BenchmarkError(f"{where}: groups[{i}] is not an object")
+        _fields(group, {"game": str, "players": int}, f"{where}: groups[{i}]")
+        for key in ("sum", "sum_low", "sum_high"):
+            if not is_number(group.get(key)):
+                raise BenchmarkError(f"{where}: groups[{i}]: {key} must be a number, got {_shown(group.get(key))}")
+
+
+def _check_cell_types(cell: dict, where: str) -> None:
+    """A cell's game, player count and every game's outcome of the right type: numbers as numbers, winners as
+    one 0 or 1 per seat, digests as hex."""
+    from fruit_envs.core.spec import get_spec
+
+    try:
+        spec = get_spec(cell["game"])
+    except (KeyError, ValueError, TypeError):
+        raise BenchmarkError(f"{where}: game {_shown(cell['game'])} is not a game of this fruit_envs") from None
+    p = cell["players"]
+    if p not in spec.player_counts:
+        raise BenchmarkError(
+            f"{where}: players {_shown(p)} is not a player count of {spec.id} ({list(spec.player_counts)})"
+        )
+    for key in ("reference", "reference_agent"):
+        if cell.get(key) is not None and not isinstance(cell[key], str):
+            raise BenchmarkError(f"{where}: {key} must be text or null")
+    _numbers(cell["numbers"], f"{where}: numbers")
+    n = len(cell["digests"])
+    if n > GAMES_LIMIT or any(len(cell[k]) != n for k in ("actions_sha256", "scores", "winners")):
+        raise BenchmarkError(f"{where}: digests, actions_sha256, scores and winners must list the same games")
+    for key in ("digests", "actions_sha256"):
+        if not all(isinstance(d, str) and _HEX.fullmatch(d) for d in cell[key]):
+            raise BenchmarkError(f"{where}: {key} must be 64 lowercase hex digits per game")
+    for key in ("keys_sha256", "merkle_root"):
+        if not _HEX.fullmatch(cell[key]):
+            raise BenchmarkError(f"{where}: {key} must be 64 lowercase hex digits")
+    for g, row in enumerate(cell["scores"]):
+        if not (isinstance(row, list) and len(row) == p and all(is_number(s) for s in row)):
+            raise BenchmarkError(f"{where}: scores of game {g} must be {p} numbers, got {_shown(row)}")
+    winners = re.compile(f"[01]{{{p}}}")
+    for g, row in enumerate(cell["winners"]):
+        if not (isinstance(row, str) and winners.fullmatch(row)):
+            raise BenchmarkError(f"{where}: winners of game {g} must be {p} letters 0 or 1, got {_shown(row)}")
+    truncated = cell["truncated"]
+    if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < n for t in truncated) or sorted(
+        set(truncated)
+    ) != list(truncated):
+        raise BenchmarkError(f"{where}: truncated must list game indices in 0..{n - 1}, ascending, each once")

@@ -32,6 +32,7 @@ from fruit_envs.benchmarks.benchmark.protocol import (
     load_protocol,
     per_seat,
     protocol_path,
+    run_deviations,
 )
 from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
 from fruit_envs.benchmarks.benchmark.reports import RATING_SCALE, TRUNCATION_WARNING, report_warnings, write_report
@@ -127,20 +128,15 @@ def evaluate(
     if not isinstance(suite, str) or suite not in proto.suites:
         raise BenchmarkError(f"unknown suite {suite!r}; protocol v{proto.version} has {list(proto.suites)}")
     suite_cfg = proto.suites[suite]
-    deviations = []
     if games is None:
         games = int(suite_cfg["games_per_cell"])
     elif not validate.is_int(games) or games < 1:
         raise BenchmarkError(f"games (per cell) must be a positive integer, got {games!r}")
-    elif games != suite_cfg["games_per_cell"]:
-        deviations.append(f"{games} games per cell instead of {suite_cfg['games_per_cell']}")
     if seed is None:
         seed = proto.seed
     else:
         if not validate.is_int(seed) or seed < 0:
             raise BenchmarkError(f"seed must be a non-negative integer, got {seed!r}")
-        if seed != proto.seed:
-            deviations.append(f"seed {seed} instead of {proto.seed}")
     if references is None:
         ref_names = list(proto.references)
     else:
@@ -150,14 +146,7 @@ def evaluate(
                 f"unknown references {unknown or references}; protocol v{proto.version} has {list(proto.references)}"
             )
         ref_names = [r for r in proto.references if r in references]
-        if ref_names != list(proto.references):
-            deviations.append(f"references {ref_names} only")
-    groups = proto.suite_groups(suite)
-    chosen = _parse_only(only, proto, groups, suite)
-    if chosen != groups:
-        deviations.append(f"only {', '.join(f'{g} {p}p' for g, p in chosen)}")
-    if proto.path.resolve() != protocol_path(proto.version).resolve():
-        deviations.append(f"protocol file {proto.path}, not the published protocol v{proto.version}")
+    chosen = _parse_only(only, proto, proto.suite_groups(suite), suite)
     if best_response is not None and (not validate.is_int(best_response) or best_response < 1):
         raise BenchmarkError(f"best_response must be a positive number of training steps, got {best_response!r}")
     bound = parse_exploitability(exploitability)
@@ -216,8 +205,8 @@ def evaluate(
             f"train and ship them (python -m fruit_envs.training.baselines retrain --games GAME --players N) "
             f"or leave those cells out with skip_missing / --skip-missing (the report then does not conform)"
         )
-    if skipped:
-        deviations.append(f"cells without a shipped PPO baseline left out: {', '.join(skipped)}")
+    published = proto.path.resolve() == protocol_path(proto.version).resolve()
+    deviations = run_deviations(proto, suite, games, seed, ref_names, chosen, skipped, published)
     bound_plan = [row for row in plan if bound_players is None or row[1].num_players in bound_players]
     if bound is not None and bound["method"] == "br":
         check_starts(bound_plan, starts)
@@ -386,10 +375,11 @@ def _write_card(report: dict, raws: dict, source, runner, out: Path, cpu: float)
     }
     try:
         card = result_card.make_card(report, raws, keys_of, source, compute)
+        games = result_card.card_actions(card, raws)
     except BenchmarkError as error:  # a cell resumed from a folder written before cards: the report stands alone
         report["card"], report["card_error"] = None, str(error)
         return
-    report["card"] = str(result_card.write_card(card, out))
+    report["card"] = str(result_card.write_card(card, out, games))
 
 
 def _provenance() -> dict:
