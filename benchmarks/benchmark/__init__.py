@@ -42,7 +42,10 @@ report.png. docs/benchmark.md explains the protocol, the scales and the files.
 #   calibration    the references' anchor ratings
 #   cards          the published reference cards
 #   result_card    card.json: a run's games as digests and outcomes, its numbers, what it ran on
-#   verify         checking a card against itself, the protocol and the rules, and replaying its games
+#   games_file     games.npz beside a card: every game's actions, read as bounded data
+#   rules_replay   a cell's stored actions stepped through the rules, each seat's moves checked without draws
+#   card_policy    the policy a card is played again with (only what a card may name), its cells played again
+#   verify         checking a card against itself, the protocol, the rules and its games, and replaying cells
 #   leaderboard    the repository's cards, checked and ranked, with one rating fitted over them all
 #   reports        report.md, report.json, report.png and the terminal's table
 #   cli            the command line (main)
@@ -51,6 +54,7 @@ from __future__ import annotations
 
 from fruit_envs.benchmarks.benchmark.best_response import best_response_unit, response_model, run_best_response
 from fruit_envs.benchmarks.benchmark.calibration import anchors_yaml, calibrate
+from fruit_envs.benchmarks.benchmark.card_policy import card_source, replay_source, write_card_games
 from fruit_envs.benchmarks.benchmark.cards import (
     BEST_RESPONSE_CARDS,
     CARDS,
@@ -61,7 +65,7 @@ from fruit_envs.benchmarks.benchmark.cards import (
     load_cards,
     reference_cards,
 )
-from fruit_envs.benchmarks.benchmark.cli import main, verify_main
+from fruit_envs.benchmarks.benchmark.cli import games_main, main, verify_main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.exact import MAX_CELLS, MAX_NODES, analysis_position, exact_best_response
 from fruit_envs.benchmarks.benchmark.exploitability import (
@@ -80,6 +84,7 @@ from fruit_envs.benchmarks.benchmark.exploitability import (
     run_exploitability,
     run_per_seat,
 )
+from fruit_envs.benchmarks.benchmark.games_file import GAMES_FILE, read_games, write_games
 from fruit_envs.benchmarks.benchmark.leaderboard import (
     GAME_COLUMNS,
     JOINT_BOOTSTRAP,
@@ -118,6 +123,7 @@ from fruit_envs.benchmarks.benchmark.protocol import (
     per_seat,
     pin_baseline,
     protocol_path,
+    run_deviations,
 )
 from fruit_envs.benchmarks.benchmark.ratings import (
     ELO,
@@ -151,6 +157,7 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     SCHEMA,
     SCHEMA_VERSION,
     actions_digest,
+    card_actions,
     card_text,
     cell_games,
     cell_id,
@@ -165,6 +172,7 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     rules_digest,
     write_card,
 )
+from fruit_envs.benchmarks.benchmark.rules_replay import CellGames, move_check, replay_cells
 from fruit_envs.benchmarks.benchmark.run import WORKER_IMPORTS, default_out, evaluate, latest_run, machine
 from fruit_envs.benchmarks.benchmark.seat_best_response import (
     EVALUATION_LABEL,
@@ -180,7 +188,7 @@ from fruit_envs.benchmarks.benchmark.seat_best_response import (
     seat_br_unit,
     start_source,
 )
-from fruit_envs.benchmarks.benchmark.verify import VERIFY_TOLERANCE, replay_policy, verify_card, verify_summary
+from fruit_envs.benchmarks.benchmark.verify import VERIFY_TOLERANCE, card_protocol, verify_card, verify_summary
 
 __all__ = [
     "LBR_GAMES_PER_SEAT",
@@ -287,6 +295,7 @@ __all__ = [
     "load_protocol",
     "machine",
     "main",
+    "games_main",
     "make_card",
     "markdown",
     "merkle_root",
@@ -302,7 +311,7 @@ __all__ = [
     "protocol_path",
     "reference_cards",
     "remember",
-    "replay_policy",
+    "replay_source",
     "report_figure",
     "report_warnings",
     "resolve_policy",
@@ -311,6 +320,17 @@ __all__ = [
     "solo_rating",
     "summary_table",
     "verify_card",
+    "card_protocol",
+    "card_source",
+    "write_card_games",
+    "GAMES_FILE",
+    "read_games",
+    "write_games",
+    "replay_cells",
+    "CellGames",
+    "move_check",
+    "run_deviations",
+    "card_actions",
     "verify_main",
     "verify_summary",
     "write_card",

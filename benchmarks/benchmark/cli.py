@@ -43,9 +43,13 @@ def _games_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     return per_cell, only
 
 
+CARD_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError, MemoryError, OSError)
+
+
 def verify_main(argv: list[str]) -> int:
-    """`fruit-envs-benchmark verify CARD [CARD ...] [--sample K] [--policy P]`: exit 0 when every card verifies,
-    1 when one differs (the differences are printed), 2 when a card cannot be checked."""
+    """`fruit-envs-benchmark verify CARD [CARD ...] [--sample K] [--sample-seed S] [--policy P]`: exit 0 when
+    every card verifies, 1 when one differs (the differences are printed), 2 when a card cannot be checked (one
+    line naming why)."""
     from fruit_envs.benchmarks.benchmark.verify import verify_card, verify_summary
 
     parser = argparse.ArgumentParser(
@@ -55,13 +59,19 @@ def verify_main(argv: list[str]) -> int:
     )
     parser.add_argument("cards", nargs="+", metavar="CARD", help="a card.json, or the report folder holding it")
     parser.add_argument(
-        "--sample", type=non_negative_int, default=0, metavar="K", help="replay K games drawn at random (default: 0)"
-    )
-    parser.add_argument(
-        "--policy", default=None, help="the policy to replay with where the card's cannot be rebuilt (a model .zip, "
-        "package.module:make); its file must have the card's hash",
+        "--sample", type=non_negative_int, default=0, metavar="K",
+        help="draw K games and play each drawn game's cell again with the policy, every game of it compared "
+        "(default: 0)",
     )  # fmt: skip
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the games drawn (default: 0)")
+    parser.add_argument(
+        "--policy", default=None, help="the policy to play again with where the card's own words may not build it "
+        "(a model .zip or model.json, package.module:make): your choice, so it may run code; its file must have the "
+        "card's hash",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sample-seed", type=non_negative_int, default=None, metavar="S",
+        help="seed of the games drawn (default: a fresh one, printed, so a run can be repeated)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     from fruit_envs.core.threads import limit_threads
 
@@ -69,19 +79,52 @@ def verify_main(argv: list[str]) -> int:
     failed = False
     for card in args.cards:
         try:
-            result = verify_card(card, args.sample, args.policy, args.seed)
+            result = verify_card(card, args.sample, args.policy, args.sample_seed)
         except BenchmarkError as error:
             print(f"error: {error}", file=sys.stderr)
+            return 2
+        except CARD_ERRORS as error:  # data no check foresaw: still one line, never a traceback
+            print(f"error: {card} cannot be checked: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
             return 2
         print(verify_summary(result))
         failed |= bool(result["problems"])
     return 1 if failed else 0
 
 
+def games_main(argv: list[str]) -> int:
+    """`fruit-envs-benchmark games CARD [--policy P]`: play every cell of a card again with its policy and, where
+    every game comes out with the card's digest, write their actions beside it (games.npz): what `verify`
+    replays through the rules. For cards made before cards kept their games; exit 2 (nothing written) where a
+    cell's games cannot be reproduced."""
+    from fruit_envs.benchmarks.benchmark.card_policy import write_card_games
+
+    parser = argparse.ArgumentParser(
+        prog=f"{prog('fruit_envs.benchmarks.benchmark')} games", description=games_main.__doc__
+    )
+    parser.add_argument("card", metavar="CARD", help="a card.json, or the folder holding it")
+    parser.add_argument("--policy", default=None, help="the policy, where the card's own words may not build it")
+    args = parser.parse_args(argv)
+    from fruit_envs.core.threads import limit_threads
+
+    limit_threads()
+    try:
+        path, games = write_card_games(args.card, args.policy)
+    except BenchmarkError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except CARD_ERRORS as error:
+        print(f"error: {args.card} cannot be played again: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: {games} games, every one the card's")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["verify"]:
         return verify_main(argv[1:])
+    if argv[:1] == ["games"]:
+        return games_main(argv[1:])
     if argv[:1] == ["leaderboard"]:
         from fruit_envs.benchmarks.benchmark.leaderboard import leaderboard_main
 

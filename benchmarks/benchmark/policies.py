@@ -4,6 +4,7 @@ log its actions and stop a cell at its first fault."""
 from __future__ import annotations
 
 import pickle
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,24 +31,20 @@ class PolicySource:
     text: str | None = None  # the text it was resolved from (name, model path, import path): what a worker reads
 
     def fingerprint(self) -> str | None:
-        """sha256 of the file the policy's text names (a model, a `file.py`, an imported module's source), so a
-        stopped run is not continued with a changed policy; None where there is none (an agent name, an object)."""
+        """sha256 of the file the policy's text names (a model, a `file.py`, a module's source), so a stopped run
+        is not continued with a changed policy and a card names what played; None where there is none (an agent
+        name, an object). Finds a module's file without importing it or its parents: a hash runs nothing."""
         import hashlib
-        import importlib.util
 
         if self.text is None:
             return None
         text = _absolute(self.text)
         path = text.removeprefix("ppo-sample:").removeprefix("ppo:")
-        if ":" in path and not path.endswith(".zip"):
+        if path == text and self.kind in ("name", "reference"):
+            return None  # a shipped agent by name (search:OPTIONS included): no file of its own
+        if ":" in path and not path.endswith((".zip", ".json")):
             target = path.rpartition(":")[0]
-            if not target.endswith(".py"):
-                try:
-                    found = importlib.util.find_spec(target)
-                except (ImportError, ValueError):
-                    found = None
-                target = getattr(found, "origin", None) or ""
-            path = target
+            path = target if target.endswith(".py") else module_file(target) or ""
         return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path and Path(path).is_file() else None
 
     def traveller(self, protocol: Protocol, workers: bool) -> PolicyTraveller:
@@ -66,6 +63,42 @@ class PolicySource:
         return traveller
 
 
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def module_file(name: str) -> str | None:
+    """The source file an import of module `name` would run, found without importing it or any parent package:
+    the top-level name in the current folder (where `resolve_agent` looks first) or through the import system's
+    finders, then each submodule through the finders in its parent's folders. None where there is none or `name`
+    is not dotted identifiers."""
+    import importlib.machinery
+    import os
+
+    if not _DOTTED.fullmatch(name):
+        return None
+    parts = name.split(".")
+    found = importlib.machinery.PathFinder.find_spec(parts[0], [os.getcwd()]) or _find(parts[0], None)
+    for depth in range(1, len(parts)):
+        folders = None if found is None else found.submodule_search_locations
+        found = _find(".".join(parts[: depth + 1]), list(folders)) if folders else None
+    origin = None if found is None else found.origin
+    return origin if origin and Path(origin).is_file() else None
+
+
+def _find(name: str, folders: list[str] | None):
+    """The spec the import system's finders give `name` (in `folders`, a package's), without importing it."""
+    import sys
+
+    for finder in sys.meta_path:
+        try:
+            found = finder.find_spec(name, folders)
+        except Exception:  # noqa: BLE001 (a finder that cannot look: the next one may)
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
 def _absolute(text: str) -> str:
     """A policy's text with a file it names (a model `.zip`, `ppo:PATH`, `file.py:make`) made absolute, so a
     worker started elsewhere (a Ray node's own folder) finds the same file."""
@@ -74,7 +107,7 @@ def _absolute(text: str) -> str:
         if rest is None:
             continue
         path, sep, attr = rest.rpartition(":") if rest.partition(":")[0].endswith(".py") else (rest, "", "")
-        if (path.endswith((".zip", ".py"))) and Path(path).is_file():
+        if (path.endswith((".zip", ".json", ".py"))) and Path(path).is_file():
             return f"{prefix}{Path(path).resolve()}{sep}{attr}"
     return text
 
@@ -134,6 +167,12 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
             return PolicySource(
                 text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config), text=text
             )
+        if text.endswith(".json") and ":" not in text:  # a policy exported as data (agents.weights): a model
+            if not Path(text).is_file():
+                raise BenchmarkError(
+                    f"policy {text!r}: no model file there (a path ending in .json names a model.json)"
+                )
+            return PolicySource(text, "model", resolve_agent(f"ppo:{text}").build, text=text)
         try:
             source = resolve_agent(text)
         except ValueError as error:
@@ -177,6 +216,7 @@ class _Logged:
 
     needs_state = True
     needs_games = True
+    reports_faults = True  # its faults reach the cell as they are raised (play_games does not wrap them)
 
     def __init__(self, agent: Any, history: np.ndarray):
         self.agent, self.history = agent, history

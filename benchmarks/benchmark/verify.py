@@ -1,65 +1,104 @@
-"""`fruit-envs-benchmark verify CARD [--sample K] [--policy P]`: check a result card against itself, the protocol
-and the installed rules, then replay some of its games.
+"""`fruit-envs-benchmark verify CARD [--sample K] [--sample-seed S] [--policy P]`: check a result card against
+itself, the protocol, the installed rules and its games, then play some of its cells again with the policy.
 
-Recomputed from the card alone: each game's digest from its deal key (the card's seed), the policy's seat, its
+Recomputed from the card: each game's digest from its deal key (the card's seed), the policy's seat, its
 actions' digest and its outcome; each cell's Merkle root and the card's; each cell's numbers from its games'
-outcomes; each group's rating and normalised score and the aggregate, with the protocol's anchors. Compared
-with the protocol and this installation: protocol version and file hash, environment versions, the rules'
-digests, the suite's seed and games per cell where the card says it conforms. With `--sample K`, K games drawn
-at random are replayed with the policy (rebuilt by name for shipped agents, from `--policy` or a model file of
-the card's hash in the card's folder otherwise): their cells are played again, with their own seeds, and every
-replayed game's digest must equal the card's. Digests catch mistakes and edits; only a replay shows that the
-games came from the policy (anyone can recompute digests for invented games). Nothing is written.
+outcomes; each group's rating and normalised score and the aggregate, with the protocol's anchors; the
+deviations the card's seed, games per cell, references and cells make. Compared with the protocol and this
+installation: protocol version and file hash, environment versions, the references, the rules' digests (one
+per game played), the suite's seed, games per cell and cells where the card says it conforms. Replayed through
+the rules: every game, from the actions in the card's games file (`games.npz`, bound by each game's actions
+digest): each action legal, each outcome the card's, and the seats whose agent draws nothing or only breaks ties
+checked move by move (`rules_replay`). A card without its games file fails: its outcomes are unbound.
+`policy.privileged` is checked where the policy's kind says it (a reference or shipped agent, a model.json
+beside the card), else shown as claimed.
+
+With `--sample K`, K games are drawn (from `--sample-seed`, a fresh seed printed when not given) and each
+drawn game's cell is played again whole with the policy (a shipped agent or reference by name, a model.json of
+the card's hash in its folder, or `--policy`), every game of it compared with the card's: only a replay with
+the policy shows that the policy played the policy's moves. Nothing is written; nothing a card names is
+imported, unpickled or looked for (`card_policy`).
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fruit_envs.benchmarks.benchmark import result_card as rc
+from fruit_envs.benchmarks.benchmark.card_policy import (
+    build_agent,
+    card_source,
+    known_privileged,
+    play_again,
+    replay_source,
+    same_games,
+)
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+from fruit_envs.benchmarks.benchmark.games_file import GAMES_FILE, read_games
 from fruit_envs.benchmarks.benchmark.play import cell_numbers
-from fruit_envs.benchmarks.benchmark.protocol import Protocol, cell_keys, load_protocol, per_seat
+from fruit_envs.benchmarks.benchmark.protocol import Protocol, cell_keys, load_protocol, per_seat, run_deviations
 from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
+from fruit_envs.benchmarks.benchmark.rules_replay import SHOWN, CellGames, cell_faults, move_check, replay_cells
 
 VERIFY_TOLERANCE = 1e-9  # relative, for recomputed floating-point numbers (the same code gives the same bits)
+CLAIMED = {  # the card's fields verify cannot check, and why: shown as claimed wherever they are shown
+    "created": "when the card was written",
+    "code": "the commit it names",
+    "packages": "the versions it names",
+    "compute": "the time and machine it names",
+    "best_response": "a trained response is not re-run",
+    "exploitability": "its bounds are not re-run",
+}
+KINDS = {  # how a seat's moves were checked, as the summary says it
+    "exact": "move by move (an agent that draws nothing)",
+    "ties": "up to ties (a best-scoring move; greedy's draws only break ties)",
+    "legal": "as legal moves only (its choices draw from the cell's generator, which the policy shares)",
+}
 
 
 def verify_card(
     card_path: str | Path,
     sample: int = 0,
     policy: Any = None,
-    seed: int = 0,
+    seed: int | None = None,
     rules: bool = True,
 ) -> dict:
     """Check the card at `card_path` (a card.json or its folder); returns `{"card", "problems", "checked",
-    "replayed"}`: `problems` lists every difference found, each naming what differs (empty: verified).
-    A card that cannot be checked at all (malformed, another protocol or schema version, a policy that cannot
-    be found for a replay) raises `BenchmarkError`. `rules=False` skips the rules' digests (slow: they play
-    games of every game)."""
-    path = Path(card_path)
-    card = rc.load_card(path)
+    "claimed", "privileged_checked", "replayed", "sample_seed"}`: `problems` lists every difference found, each
+    naming what differs (empty: verified); `claimed` the fields shown that nothing checks. A card that cannot
+    be checked at all (malformed, another protocol or schema version, a policy that cannot be built for a
+    replay) raises `BenchmarkError`. `rules=False` skips computing the rules' digests (they play games of every
+    game: a few seconds each); the games are still replayed through the installed rules."""
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise BenchmarkError(f"--sample must be a non-negative number of games, got {sample!r}")
-    proto = _protocol(card)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64):
+        raise BenchmarkError(f"--sample-seed must be an integer in 0..2**64-1, got {str(seed)[:40]!r}")
+    path = Path(card_path)
+    card = rc.load_card(path)
+    folder = path if path.is_dir() else path.parent
+    proto = card_protocol(card)
     problems: list[str] = []
     checked: list[str] = []
     _check_protocol(card, proto, problems, checked, rules)
     raws: dict[tuple[str, int], list] = {}
-    for cell in card["cells"]:
+    outcomes: dict[int, dict] = {}
+    for index, cell in enumerate(card["cells"]):
         named = proto.references.get(cell.get("reference"), {}).get(cell["game"]) if cell.get("reference") else None
         if cell.get("reference") is not None and cell.get("reference_agent") != named:
             problems.append(
-                f"cell {cell['id']}: reference agent {cell.get('reference_agent')!r}, protocol v{proto.version} "
-                f"plays {named!r} as {cell['reference']}"
+                f"cell {cell['id']}: reference agent {str(cell.get('reference_agent'))[:80]!r}, protocol "
+                f"v{proto.version} plays {named!r} as {str(cell['reference'])[:40]}"
             )
         raw = _check_cell(card, cell, problems)
         if raw is not None:
             raws.setdefault((cell["game"], cell["players"]), []).append((cell.get("reference"), raw))
+            if named is not None or cell.get("reference") is None:
+                outcomes[index] = raw
     checked.append(f"{len(card['cells'])} cells: every game's digest, each cell's Merkle root and numbers")
     root = rc.merkle_root([c["merkle_root"] for c in card["cells"]])
     if root != card["merkle_root"]:
@@ -68,20 +107,48 @@ def verify_card(
         )
     _check_ratings(card, proto, raws, problems)
     checked.append("every group's rating and normalised score, and the aggregate")
-    replayed = _replay(card, path, proto, sample, policy, seed, problems) if sample else []
-    return {"card": str(path), "problems": problems, "checked": checked, "replayed": replayed}
+    _check_games(card, folder, proto, outcomes, policy, problems, checked)
+    privileged = _check_privileged(card, folder, proto, problems, checked)
+    sample_seed = None
+    replayed: list[dict] = []
+    if sample:
+        sample_seed = secrets.randbits(32) if seed is None else seed
+        replayed, seen = _replay(card, folder, proto, sample, policy, sample_seed, problems)
+        if seen is not None and privileged is None:
+            privileged = seen
+            if seen != card["policy"]["privileged"]:
+                problems.append(
+                    f"policy.privileged is {str(card['policy']['privileged']).lower()} on the card; the replayed "
+                    f"policy {'reads' if seen else 'does not read'} the true state"
+                )
+    claimed = [name for name in CLAIMED if card.get(name) is not None]
+    if privileged is None:
+        claimed.append("privileged")
+    return {
+        "card": str(path),
+        "problems": problems,
+        "checked": checked,
+        "claimed": claimed,
+        "privileged_checked": privileged is not None,
+        "replayed": replayed,
+        "sample_seed": sample_seed,
+    }
 
 
-def _protocol(card: dict) -> Protocol:
+def card_protocol(card: dict) -> Protocol:
+    """The protocol a card names by its version, where this fruit_envs has it; a `BenchmarkError` listing the
+    versions it knows otherwise."""
     version = card["protocol"].get("version")
     try:
-        return load_protocol(int(version))
+        if not isinstance(version, int) or isinstance(version, bool) or not 0 < version < 1000:
+            raise ValueError(version)
+        return load_protocol(version)
     except (BenchmarkError, FileNotFoundError, TypeError, ValueError):
         from fruit_envs.benchmarks.benchmark.protocol import HERE
 
         known = sorted(p.stem.removeprefix("protocol_v") for p in HERE.glob("protocol_v*.yaml"))
         raise BenchmarkError(
-            f"the card was made under protocol version {version!r}; this fruit_envs knows protocol "
+            f"the card was made under protocol version {rc._shown(version)}; this fruit_envs knows protocol "
             f"version{'s' * (len(known) > 1)} {', '.join(known)}"
         ) from None
 
@@ -96,63 +163,100 @@ def _check_protocol(card: dict, proto: Protocol, problems: list, checked: list, 
         want = f"{game}_v{version}"
         if card["environments"].get(game) != want:
             problems.append(
-                f"environment of {game}: the card says {card['environments'].get(game)!r}, "
+                f"environment of {game}: the card says {rc._shown(card['environments'].get(game))}, "
                 f"protocol v{proto.version} pins {want!r}"
             )
+    played = {c["game"] for c in card["cells"]}
+    stated = card["rules_sha256"]
+    if not stated or set(stated) != played:
+        problems.append(
+            f"rules_sha256 names {sorted(stated)[:6]}; it must give one digest for every game the cells play "
+            f"({sorted(played)})"
+        )
     if rules:
-        for game, digest in sorted(card["rules_sha256"].items()):
+        for game, digest in sorted(stated.items()):
             if game not in proto.environments:
-                problems.append(f"rules digest of {game!r}: not a game of protocol v{proto.version}")
+                problems.append(f"rules digest of {rc._shown(game)}: not a game of protocol v{proto.version}")
             elif rc.rules_digest(game) != digest:
                 problems.append(
                     f"rules of {game}: the installed rules' digest {rc.rules_digest(game)[:12]} is not the card's "
                     f"{digest[:12]} (the games were played by other rules than these)"
                 )
-        checked.append("the rules' digests against the installed rules")
-    suite = proto.suites.get(card["suite"])
-    if suite is None:
-        problems.append(f"suite {card['suite']!r} is not a suite of protocol v{proto.version} ({list(proto.suites)})")
-    elif card["conforms"]:
-        if card["seed"] != proto.seed:
-            problems.append(
-                f"seed {card['seed']}: the card says it conforms, and protocol v{proto.version}'s seed is {proto.seed}"
-            )
-        if card["games_per_cell"] != suite["games_per_cell"]:
-            problems.append(
-                f"games per cell {card['games_per_cell']}: the card says it conforms, and suite {card['suite']!r} "
-                f"plays {suite['games_per_cell']}"
-            )
-        want = {
-            rc.cell_id(g, p, r)
-            for g, p in proto.suite_groups(card["suite"])
-            for r in (proto.references if p > 1 else [None])
-        }
-        have = {c["id"] for c in card["cells"]}
-        if want != have:
-            problems.append(
-                f"cells: the card says it conforms, and suite {card['suite']!r} plays "
-                f"{sorted(want - have)[:4] or 'no other'} missing, {sorted(have - want)[:4] or 'none'} extra"
-            )
-    checked.append("protocol version and hash, environment versions, suite, seed and games per cell")
+        checked.append("the rules' digests: one per game played, each the installed rules'")
+    else:
+        checked.append("the rules' digests name every game played (not recomputed here)")
+    if card["suite"] not in proto.suites:
+        problems.append(
+            f"suite {rc._shown(card['suite'])} is not a suite of protocol v{proto.version} ({list(proto.suites)})"
+        )
+        return
+    _check_deviations(card, proto, problems)
+    checked.append(
+        "protocol version and hash, environment versions, the references, and the deviations (or conformance) "
+        "the card's seed, games per cell, references and cells make"
+    )
+
+
+def _check_deviations(card: dict, proto: Protocol, problems: list) -> None:
+    """The card's references, cells, deviations and `conforms` against what its seed, games per cell,
+    references and cells make (`protocol.run_deviations`, the words a run writes)."""
+    suite = card["suite"]
+    unknown = [r for r in card["references"] if r not in proto.references]
+    if unknown:
+        problems.append(f"references {rc._shown(unknown)}: not references of protocol v{proto.version}")
+    references = [r for r in proto.references if r in card["references"]]
+    for name in references:
+        if card["references"][name] != proto.references[name]:
+            problems.append(f"reference {name}: the card's agents are not protocol v{proto.version}'s")
+    played = {(c["game"], c["players"]) for c in card["cells"]}
+    groups = [g for g in proto.suite_groups(suite) if g in played]
+    outside = sorted(played - set(groups))
+    if outside:
+        problems.append(f"cells of {outside[:4]}: not groups of suite {suite!r}")
+    have = {c["id"] for c in card["cells"]}
+    skipped = [
+        f"{g} {p}p ({g}_{p}p.zip)"
+        for g, p in groups
+        if p > 1 and "ppo-baseline" in references and rc.cell_id(g, p, "ppo-baseline") not in have
+    ]
+    want = {
+        rc.cell_id(g, p, r)
+        for g, p in groups
+        for r in (references if p > 1 else [None])
+        if not (r == "ppo-baseline" and f"{g} {p}p ({g}_{p}p.zip)" in skipped)
+    }
+    if want != have:
+        problems.append(
+            f"cells: the card's groups and references make {sorted(want - have)[:4] or 'no other'} missing, "
+            f"{sorted(have - want)[:4] or 'none'} extra"
+        )
+    derived = run_deviations(proto, suite, card["games_per_cell"], card["seed"], references, groups, skipped)
+    if card["deviations"] != derived:
+        problems.append(
+            f"deviations {str(card['deviations'])[:300]} on the card; its seed, games per cell, references and "
+            f"cells make {derived}"
+        )
+    if card["conforms"] != (not derived):
+        problems.append(
+            f"the card says it {'conforms' if card['conforms'] else 'does not conform'}; its deviations "
+            f"{derived or 'are none'}"
+        )
 
 
 def _check_cell(card: dict, cell: dict, problems: list) -> dict | None:
     """One cell's games against its digests, root and numbers; its raw arrays for the ratings (None: unusable)."""
     name, game, p, ref = cell["id"], cell["game"], cell["players"], cell.get("reference")
     if name != rc.cell_id(game, p, ref):
-        problems.append(f"cell {name!r}: its id is not that of {game} {p}p against {ref}")
+        problems.append(f"cell {rc._shown(name)}: its id is not that of {game} {p}p against {rc._shown(ref)}")
+    if (ref is None) != (p == 1):
+        problems.append(f"cell {name}: a cell has a reference exactly when it has more than one player")
+        return None
     n = per_seat(card["games_per_cell"], p) * p
-    lengths = {k: len(cell[k]) for k in ("actions_sha256", "scores", "winners", "digests")}
-    if set(lengths.values()) != {n}:
-        problems.append(
-            f"cell {name}: {card['games_per_cell']} games per cell make {n} games, the card lists {lengths}"
-        )
+    if len(cell["digests"]) != n:
+        listed = len(cell["digests"])
+        problems.append(f"cell {name}: {card['games_per_cell']} games per cell make {n} games, it lists {listed}")
         return None
-    try:
-        scores, winners, truncated, seats = rc.cell_outcomes(cell)
-    except (ValueError, TypeError, IndexError) as error:
-        problems.append(f"cell {name}: its games' outcomes are malformed ({error})")
-        return None
+    scores, winners, truncated, seats = rc.cell_outcomes(cell)
     keys = cell_keys(card["seed"], game, p, n // p)
     if rc.keys_digest(keys) != cell["keys_sha256"]:
         problems.append(
@@ -173,7 +277,7 @@ def _check_cell(card: dict, cell: dict, problems: list) -> dict | None:
             problems.append(
                 f"cell {name}: {key} is {cell['numbers'].get(key)!r} on the card, its games give {numbers[key]!r}"
             )
-    return {"scores": scores, "winners": winners, "truncated": truncated, "policy_seat": seats}
+    return {"scores": scores, "winners": winners, "truncated": truncated, "policy_seat": seats, "keys": keys}
 
 
 def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> None:
@@ -181,7 +285,7 @@ def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> N
     stated = {(g.get("game"), g.get("players")): g for g in card["groups"]}
     for group in groups:
         where = (group["game"], group["players"])
-        card_group = stated.get(where)
+        card_group = stated.pop(where, None)
         if card_group is None:
             problems.append(f"group {group['game']} {group['players']}p: its cells are on the card, its rating is not")
             continue
@@ -191,6 +295,8 @@ def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> N
                     f"group {group['game']} {group['players']}p: {key} is {card_group.get(key)!r} on the card, "
                     f"its games give {group.get(key)!r}"
                 )
+    for game, players in list(stated)[:4]:
+        problems.append(f"group {rc._shown(game)} {players}p: rated on the card, with no cells of its own")
     whole = aggregate(groups)
     stated_aggregate = card.get("aggregate") or {}
     for key in rc.AGGREGATE_FIELDS:
@@ -200,143 +306,232 @@ def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> N
             )
 
 
+def _check_games(
+    card: dict, folder: Path, proto: Protocol, outcomes: dict, policy: Any, problems: list, checked: list
+) -> None:
+    """Every game of the cells whose outcomes parse, replayed through the rules from the card's games file."""
+    from fruit_envs.core.spec import get_spec
+
+    cells = card["cells"]
+    specs = [get_spec(c["game"]) for c in cells]
+    longest = [s.max_game_length(s.make_config(c["players"])) + 1 for s, c in zip(specs, cells, strict=True)]
+    try:
+        games = read_games(folder, [len(c["digests"]) for c in cells], longest)
+    except FileNotFoundError:
+        problems.append(
+            f"no {GAMES_FILE} beside the card: without its games' actions nothing shows that its outcomes follow "
+            f"from the rules (outcomes unbound); a run writes it, and `fruit-envs-benchmark games CARD` adds it to "
+            f"an older card by playing its cells again"
+        )
+        return
+    except BenchmarkError as error:
+        problems.append(str(error))
+        return
+    seats = _Seats(card, folder, proto, policy, problems)
+    groups: dict[tuple[str, int], list[int]] = {}
+    for index in sorted(outcomes):
+        cell, actions = cells[index], games[index]
+        unbound = [g for g, a in enumerate(actions) if rc.actions_digest(a) != cell["actions_sha256"][g]]
+        problems += [
+            f"cell {cell['id']}, game {g}: its actions in {GAMES_FILE} do not give its actions digest"
+            for g in unbound[:SHOWN]
+        ]
+        if not unbound:
+            groups.setdefault((cell["game"], cell["players"]), []).append(index)
+    total = 0
+    for (game, players), indices in groups.items():
+        spec = get_spec(game)
+        config = spec.make_config(players)
+        batch = [
+            CellGames(
+                outcomes[i]["keys"],
+                outcomes[i]["policy_seat"],
+                games[i],
+                seats.check("policy", spec, config),
+                seats.check(cells[i]["reference"], spec, config),
+            )  # fmt: skip
+            for i in indices
+        ]
+        for index, replay in zip(indices, replay_cells(spec, config, batch), strict=True):
+            problems += cell_faults(cells[index]["id"], _outcome_faults(replay, outcomes[index]))
+            total += len(games[index])
+    checked.append(
+        f"{total} games replayed through the rules from {GAMES_FILE}: each action legal, each outcome the card's"
+    )
+    checked += seats.summary()
+
+
+def _outcome_faults(replay, raw: dict) -> dict[int, str]:
+    """A replayed cell's faults, and each other game whose outcome is not the card's."""
+    faults = dict(replay.faults)
+    for g in range(len(raw["scores"])):
+        same = (
+            np.array_equal(replay.scores[g].astype(np.float64), raw["scores"][g])
+            and np.array_equal(replay.winners[g], raw["winners"][g])
+            and bool(replay.truncated[g]) == bool(raw["truncated"][g])
+        )
+        if g not in faults and not same:
+            faults[g] = (
+                f"its actions give scores {replay.scores[g].tolist()}, winners "
+                f"{''.join('1' if w else '0' for w in replay.winners[g])}"
+                f"{', truncated' if replay.truncated[g] else ''}, not the card's outcome"
+            )
+    return faults
+
+
+class _Seats:
+    """The move checks of a card's seats: each reference's protocol agent, and the policy where it is rebuilt
+    without trusting the card (`card_policy`) or given with --policy."""
+
+    def __init__(self, card: dict, folder: Path, proto: Protocol, policy: Any, problems: list):
+        self.card, self.proto, self.checks, self.notes, self.problems = card, proto, {}, [], problems
+        self.given, self.source = policy is not None, None
+        try:
+            self.source = (
+                replay_source(card, folder, proto, policy) if policy is not None else card_source(card, folder, proto)
+            )
+        except BenchmarkError as error:
+            if policy is not None:
+                raise
+            self.notes.append(f"the policy's moves as legal moves only: {error}")
+
+    def check(self, role: str | None, spec, config):
+        if role is None:
+            return None
+        key = (role, spec.id, config.num_players)
+        if key not in self.checks:
+            if role == "policy":
+                agent = None if self.source is None else self._policy(spec, config)
+                name = "the policy" if self.source is None else f"the policy {self.source.label}"
+            else:
+                name = self.proto.references[role][spec.id]
+                agent = build_agent_named(name, spec, config)
+            self.checks[key] = move_check(name, agent)
+        return self.checks[key]
+
+    def _policy(self, spec, config) -> Any:
+        """The policy's agent; one the card's folder holds that cannot be built is a difference of the card's
+        (its moves then legal only), one given with --policy stops verify."""
+        try:
+            return build_agent(self.source, spec, config)
+        except BenchmarkError as error:
+            if self.given:
+                raise
+            self.problems.append(f"{spec.id} {config.num_players}p: {error}")
+            return None
+
+    def summary(self) -> list[str]:
+        by_kind: dict[str, set] = {}
+        for (role, _, _), check in self.checks.items():
+            if role != "policy" or self.source is not None:
+                by_kind.setdefault(check.kind, set()).add("the policy" if role == "policy" else role)
+        lines = [
+            f"moves of {', '.join(sorted(names))}: {KINDS[kind]}"
+            for kind, names in sorted(by_kind.items(), key=lambda item: list(KINDS).index(item[0]))
+        ]
+        if self.source is None and any(role == "policy" for role, _, _ in self.checks):
+            lines.append(
+                "moves of the policy: as legal moves only (the card's own words may not build it; --sample with "
+                "--policy plays it)"
+            )
+        return lines + self.notes
+
+
+def build_agent_named(name: str, spec, config) -> Any:
+    """A protocol reference's agent (an agent name from the protocol file), as play builds it."""
+    from fruit_envs.agents import make_agent
+
+    try:
+        return make_agent(name, spec, config)
+    except Exception as error:  # a reference that cannot be built here: its moves are not checked
+        raise BenchmarkError(f"reference {name} cannot be built for {spec.id}: {error}") from None
+
+
+def _check_privileged(card: dict, folder: Path, proto: Protocol, problems: list, checked: list) -> bool | None:
+    """`policy.privileged` against what the policy's kind says (None: only the card says it)."""
+    known = known_privileged(card, folder, proto)
+    if known is None:
+        return None
+    if known != card["policy"]["privileged"]:
+        problems.append(
+            f"policy.privileged is {str(card['policy']['privileged']).lower()} on the card; "
+            f"{card['policy']['label'][:80]} {'reads' if known else 'does not read'} the true state"
+        )
+    checked.append("policy.privileged from the policy's kind")
+    return known
+
+
 def _same(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
+    if isinstance(b, str) or isinstance(a, str):
+        return False
     if isinstance(a, (bool, np.bool_)) or isinstance(b, bool):
         return bool(a) == bool(b)
     try:
         a, b = float(a), float(b)
     except (TypeError, ValueError):
-        return a == b
+        return False
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return abs(a - b) <= VERIFY_TOLERANCE * max(1.0, abs(a), abs(b))
 
 
-def replay_policy(card: dict, folder: Path, proto: Protocol, policy: Any = None):
-    """The `PolicySource` that replays a card: `policy` if given (its file's hash must be the card's), else the
-    card's own (a shipped agent by name, or a model file of the card's hash in the card's folder or named by
-    its label); a `BenchmarkError` naming what to give otherwise."""
-    from fruit_envs.benchmarks.benchmark.policies import resolve_policy
+def _replay(
+    card: dict, folder: Path, proto: Protocol, sample: int, policy: Any, seed: int, problems: list
+) -> tuple[list, bool | None]:
+    """Draw `sample` games (seeded by `seed`) and play each drawn game's cell again whole with the policy (a
+    cell is one batch, and a sampled policy's draws run across it); every game of a replayed cell is compared.
+    Returns per cell played `{"cell", "games", "differ"}`, and whether the policy read the true state."""
+    from fruit_envs.benchmarks.benchmark.policies import is_privileged
 
-    stated = card["policy"]
-    if policy is not None:
-        source = resolve_policy(policy, proto)
-        if stated.get("sha256") and source.fingerprint() != stated["sha256"]:
-            raise BenchmarkError(
-                f"--policy {policy!r}: its file's sha256 {str(source.fingerprint())[:12]} is not the card's "
-                f"{stated['sha256'][:12]} (another model or source than the card's games came from)"
-            )
-        return source
-    digest = stated.get("sha256")
-    if stated["kind"] in ("name", "reference") and _built_in(stated["label"], proto):
-        try:
-            source = resolve_policy(stated["label"], proto)
-        except BenchmarkError:
-            source = None  # a model path that is not here: looked for by its hash below
-        if source is not None and (not digest or source.fingerprint() == digest):
-            for group, want in stated.get("files", {}).items():
-                shipped = rc.policy_files(stated["label"], stated["kind"], [_group(group)])
-                if shipped.get(group) != want:
-                    raise BenchmarkError(
-                        f"the shipped model of {stated['label']} for {group} is not the one the card's games came "
-                        f"from (sha256 {want[:12]}); this installation has {str(shipped.get(group))[:12]}"
-                    )
-            return source
-    if digest:
-        label = stated["label"]
-        prefix = next((p for p in ("ppo-sample:", "ppo:") if label.startswith(p)), "")
-        for candidate in [Path(label.removeprefix(prefix))] + sorted(folder.glob("*.zip")):
-            if candidate.is_file() and rc.file_sha256(candidate) == digest:
-                return resolve_policy(f"{prefix}{candidate}", proto)
-    raise BenchmarkError(
-        f"the card's policy {stated['label']!r} ({stated['kind']}"
-        + (f", sha256 {digest[:12]}" if digest else "")
-        + ") cannot be rebuilt here: give it with --policy (a model file of that hash, or the factory's import path)"
-    )
-
-
-def _built_in(label: str, proto: Protocol) -> bool:
-    """Whether a card's policy label names what this project ships (a protocol reference, a built-in agent name
-    or form): only those are rebuilt from a card's own words, never a module or file it names (a card may come
-    from anywhere)."""
-    from fruit_envs.agents.resolve import _PLAIN_NAMES, BUILTIN_PREFIXES
-
-    if label.startswith("reference:"):
-        return label.partition(":")[2] in proto.references
-    return label in _PLAIN_NAMES or label.startswith(BUILTIN_PREFIXES) or label.startswith("ppo-baseline@")
-
-
-def _group(name: str) -> tuple[str, int]:
-    game, _, players = name.rpartition("_")
-    return game, int(players.removesuffix("p"))
-
-
-def _replay(card: dict, path: Path, proto: Protocol, sample: int, policy: Any, seed: int, problems: list) -> list:
-    """Replay `sample` games drawn at random (seeded): each drawn game's cell is played again whole (a cell is
-    one batch, and a sampled policy's draws run across it), and the drawn games' digests compared."""
-    from fruit_envs.benchmarks.benchmark.play import play_cell
-    from fruit_envs.core.spec import get_spec
-
-    folder = path if path.is_dir() else path.parent
-    source = replay_policy(card, folder, proto, policy)
-    games = [(i, g) for i, cell in enumerate(card["cells"]) for g in range(len(cell["digests"]))]
-    if not games:
-        return []
-    rng = np.random.default_rng(seed)
-    drawn = sorted(games[k] for k in rng.choice(len(games), size=min(sample, len(games)), replace=False))
-    by_cell: dict[int, list[int]] = {}
-    for i, g in drawn:
-        by_cell.setdefault(i, []).append(g)
-    replayed = []
-    for i, chosen in by_cell.items():
-        cell = card["cells"][i]
-        spec = get_spec(cell["game"])
-        config = spec.make_config(cell["players"])
-        agent = source.build(spec, config)
-        reference = None
-        if cell.get("reference") is not None:  # the protocol's agent for the reference, not the card's words
-            from fruit_envs.agents import make_agent
-
-            named = proto.references.get(cell["reference"], {}).get(cell["game"])
-            if named is None or named != cell.get("reference_agent"):
-                problems.append(
-                    f"cell {cell['id']}: its reference agent {cell.get('reference_agent')!r} is not protocol "
-                    f"v{proto.version}'s {named!r}; not replayed"
-                )
-                continue
-            reference = make_agent(named, spec, config)
-        _, raw = play_cell(
-            spec, config, agent, reference, per_seat(card["games_per_cell"], cell["players"]), card["seed"],
-            cell.get("reference"), (source.label, cell.get("reference") or ""),
-        )  # fmt: skip
-        games_per_seat = len(raw["scores"]) // cell["players"]
-        again = rc.cell_games(cell["id"], cell_keys(card["seed"], cell["game"], cell["players"], games_per_seat), raw)
-        for g in chosen:
-            same = again["digests"][g] == cell["digests"][g]
-            replayed.append({"cell": cell["id"], "game": g, "same": same})
-            if not same:
-                problems.append(
-                    f"cell {cell['id']}, game {g}: replayed with the policy, it gives another game than the card's"
-                )
-    return replayed
+    source = replay_source(card, folder, proto, policy)
+    sizes = [len(cell["digests"]) for cell in card["cells"]]
+    total = sum(sizes)
+    if not total:
+        return [], None
+    drawn = np.random.default_rng(seed).choice(total, size=min(sample, total), replace=False)
+    chosen = sorted({int(np.searchsorted(np.cumsum(sizes), k, side="right")) for k in drawn})
+    replayed, seen = [], None
+    for index in chosen:
+        cell = card["cells"][index]
+        if cell["reference"] is not None and proto.references.get(cell["reference"], {}).get(cell["game"]) != cell.get(
+            "reference_agent"
+        ):
+            problems.append(f"cell {cell['id']}: its reference agent is not protocol v{proto.version}'s; not replayed")
+            continue
+        raw, agent = play_again(card, proto, source, index)
+        differ = same_games(card, index, raw)
+        replayed.append({"cell": cell["id"], "games": len(cell["digests"]), "differ": differ})
+        problems += [
+            f"cell {cell['id']}, game {g}: played again with the policy, it gives another game than the card's"
+            for g in differ[:SHOWN]
+        ]
+        if len(differ) > SHOWN:
+            problems.append(f"cell {cell['id']}: and {len(differ) - SHOWN} more games played otherwise")
+        seen = bool(seen) or is_privileged(agent)
+    return replayed, seen
 
 
 def verify_summary(result: dict) -> str:
     """What `verify` prints."""
     lines = [f"card {result['card']}"]
     lines += [f"  checked: {line}" for line in result["checked"]]
-    if result["replayed"]:
-        same = sum(r["same"] for r in result["replayed"])
-        cells = len({r["cell"] for r in result["replayed"]})
-        lines.append(f"  replayed {len(result['replayed'])} games ({cells} cells played again): {same} identical")
+    if result["claimed"]:
+        lines.append(f"  claimed, not checked: {', '.join(result['claimed'])}")
+    if result["sample_seed"] is not None:
+        games = sum(r["games"] for r in result["replayed"])
+        same = games - sum(len(r["differ"]) for r in result["replayed"])
+        lines.append(
+            f"  played again with the policy: {len(result['replayed'])} cells ({games} games), {same} games identical "
+            f"(sample seed {result['sample_seed']}: --sample-seed {result['sample_seed']} draws them again)"
+        )
     if result["problems"]:
         lines.append(f"FAILED: {len(result['problems'])} difference{'s' * (len(result['problems']) > 1)}")
         lines += [f"  - {problem}" for problem in result["problems"]]
     else:
         lines.append(
-            "verified: every number the card states follows from its games"
-            + (", and the replayed games are the card's" if result["replayed"] else "")
+            "verified: every number the card states follows from its games, and its games from the rules"
+            + (", and the cells played again are the card's" if result["replayed"] else "")
         )
     return "\n".join(lines)
