@@ -4,22 +4,28 @@ ranked.
     fruit-envs-benchmark leaderboard                       # the checkout's leaderboard/protocol_v1/, as Markdown
     fruit-envs-benchmark leaderboard FOLDER --format json --out leaderboard.json
 
-Each entry is a folder holding its card (and, optionally, `entry.json`: `{"name", "code", "notes"}`, and the model
-file a card's games came from, found by its hash when the card is replayed). Every card is verified for
-consistency (`verify`, without replays) before it is shown. The table ranks entries by the card's aggregate
-(mean normalised score, random = 0, the reference search = 100) with its interval, per game the mean of its
-player counts' normalised scores, and a rating fitted over every card at once: one Bradley-Terry fit (Elo
-scale, random = 0) over all the cards' games against the shared references, the references' ratings fitted with
-the entries', with bootstrap intervals (games resampled within each cell; a fixed seed, so the same cards give
-the same table). Entries that read the true state (privileged) are ranked apart, and so are partial entries
-(cards that do not conform: some games only, other seeds or games per cell), whose aggregate covers only
-what they played; the joint rating, fitted on the games each played, compares them all.
+Each entry is a folder holding its card and its games (`games.npz`), optionally `entry.json` (`{"name", "code",
+"notes"}`) and the policy as data (`model.json` and its weights, found by the card's hash when its cells are
+played again; a `.zip` there is never loaded). Every card is verified (`verify`, without playing the policy:
+its numbers from its games, its games through the rules) before it is shown, and what verify cannot check
+(the date, compute and code a card names, its exploitability bounds, a privileged flag only the card states)
+is shown as claimed. Everything an entry says is escaped where it is shown.
+
+The table ranks entries by the card's aggregate (mean normalised score, random = 0, the reference search = 100)
+with its interval, per game the mean of its player counts' normalised scores, and a rating fitted over every card
+at once: one Bradley-Terry fit (Elo scale, random = 0) over all the cards' games against the shared references, the
+references' ratings fitted with the entries', with bootstrap intervals (games resampled within each cell; a fixed
+seed, so the same cards give the same table). Entries that read the true state (privileged) are ranked apart, and
+so are partial entries (cards that do not conform: some games only, other seeds or games per cell), whose aggregate
+covers only what they played; the joint rating, fitted on the games each played, compares them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,8 +59,9 @@ def leaderboard_folder(protocol: int = 1) -> Path:
 
 
 def leaderboard_entries(folder: str | Path) -> list[dict]:
-    """Every entry of a leaderboard folder, sorted by name: `{"name", "folder", "card", "entry", "problems"}`;
-    a malformed card is a `BenchmarkError` naming its file (the leaderboard shows only cards it can read)."""
+    """Every entry of a leaderboard folder, sorted by folder: `{"name", "folder", "card", "entry", "problems",
+    "claimed", "privileged_checked"}`; a malformed card or entry.json is a `BenchmarkError` naming its file (the
+    leaderboard shows only cards it can read)."""
     from fruit_envs.benchmarks.benchmark.verify import verify_card
 
     folder = Path(folder)
@@ -63,29 +70,51 @@ def leaderboard_entries(folder: str | Path) -> list[dict]:
     out = []
     for card_path in sorted(folder.glob(f"*/{rc.CARD_FILE}")):
         card = rc.load_card(card_path)
-        extra_path = card_path.parent / "entry.json"
-        try:
-            extra = json.loads(extra_path.read_text()) if extra_path.is_file() else {}
-        except json.JSONDecodeError as error:
-            raise BenchmarkError(f"{extra_path} is not JSON: {error}") from None
-        if not isinstance(extra, dict):
-            raise BenchmarkError(f"{extra_path} must be a JSON object (name, code, notes)")
+        extra = _entry(card_path.parent / "entry.json")
         result = verify_card(card_path, rules=False)
         out.append(
             {
-                "name": str(extra.get("name") or card_path.parent.name),
+                "name": extra.get("name") or card_path.parent.name,
                 "folder": card_path.parent.name,
                 "card": card,
                 "entry": extra,
                 "problems": result["problems"],
+                "claimed": result["claimed"],
+                "privileged_checked": result["privileged_checked"],
             }
         )
     return out
 
 
+ENTRY_FIELDS = ("name", "code", "notes")
+ENTRY_LIMIT = 1 << 16  # bytes of an entry.json: a name, a link and a few lines of notes
+
+
+def _entry(path: Path) -> dict:
+    """An entry's `entry.json` (`{}` where there is none): an object of text fields, each checked."""
+    if not path.is_file():
+        return {}
+    try:
+        data = path.read_bytes()
+        if len(data) > ENTRY_LIMIT:
+            raise ValueError(f"over {ENTRY_LIMIT} bytes")
+        extra = json.loads(data)
+    except RecursionError:
+        raise BenchmarkError(f"{path} is not an entry: its JSON nests too deep") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise BenchmarkError(f"{path} is not JSON: {str(error)[:200]}") from None
+    if not isinstance(extra, dict):
+        raise BenchmarkError(f"{path} must be a JSON object ({', '.join(ENTRY_FIELDS)})")
+    for key in ENTRY_FIELDS:
+        if extra.get(key) is not None and not isinstance(extra[key], str):
+            raise BenchmarkError(f"{path}: {key} must be text")
+    return {key: extra[key] for key in ENTRY_FIELDS if extra.get(key)}
+
+
 def pair_results(listed: list[dict]) -> tuple[list[tuple[str, str, np.ndarray]], list[str]]:
     """Each entry's games against each reference, as `(entry, reference, points per game)` (1 a win, 0.5 a tie,
-    0 a loss, averaged over the game's opponents), finished games only; and the entries' player names."""
+    0 a loss, averaged over the game's opponents), finished games only; and the entries' player names (one per
+    folder: two entries of the same name stay two players)."""
     rows = []
     for item in listed:
         for cell in item["card"]["cells"]:
@@ -94,13 +123,13 @@ def pair_results(listed: list[dict]) -> tuple[list[tuple[str, str, np.ndarray]],
                 continue
             scores, winners, truncated, seats = rc.cell_outcomes(cell)
             points = np.nanmean(pair_outcomes(scores, winners, seats), axis=1)[~truncated]
-            rows.append((f"entry:{item['name']}", f"ref:{ref}", points))
-    return rows, [f"entry:{item['name']}" for item in listed]
+            rows.append((f"entry:{item['folder']}", f"ref:{ref}", points))
+    return rows, [f"entry:{item['folder']}" for item in listed]
 
 
 def joint_ratings(listed: list[dict]) -> dict[str, dict]:
     """One Bradley-Terry fit over every card's games against the shared references (random = 0), with 95%
-    bootstrap intervals: `{player: {"rating", "low", "high"}}` for entries (`entry:NAME`) and references
+    bootstrap intervals: `{player: {"rating", "low", "high"}}` for entries (`entry:FOLDER`) and references
     (`ref:NAME`). Deterministic for a given set of cards."""
     rows, _ = pair_results(listed)
     rows = sorted((r for r in rows if len(r[2])), key=lambda r: (r[0], r[1]))  # the cards' order does not matter
@@ -148,12 +177,12 @@ def leaderboard_table(listed: list[dict]) -> dict:
                 "aggregate_low": aggregate.get("low"),
                 "aggregate_high": aggregate.get("high"),
                 "per_game": {game: float(np.mean(values)) for game, values in per_game.items()},
-                "joint_rating": ratings.get(f"entry:{item['name']}"),
+                "joint_rating": ratings.get(f"entry:{item['folder']}"),
                 "suite": card["suite"],
                 "games_per_cell": card["games_per_cell"],
                 "conforms": card["conforms"],
                 "deviations": card.get("deviations", []),
-                "date": card.get("created", "")[:10],
+                "date": card["created"][:10],
                 "wall_seconds": card["compute"].get("wall_seconds"),
                 "cores": card["compute"].get("cores"),
                 "workers": card["compute"].get("workers"),
@@ -161,6 +190,8 @@ def leaderboard_table(listed: list[dict]) -> dict:
                 "merkle_root": card["merkle_root"],
                 "verified": not item["problems"],
                 "problems": item["problems"],
+                "claimed": list(item.get("claimed", [])),  # shown, not checked by verify: marked as claimed
+                "privileged_checked": bool(item.get("privileged_checked", False)),
                 "exploitability": _bounds(card.get("exploitability")),
             }
         )
@@ -203,20 +234,25 @@ def leaderboard_markdown(data: dict) -> str:
                 else f"{r['aggregate']:.1f} [{_num(r['aggregate_low'])}, {_num(r['aggregate_high'])}]"
             )  # fmt: skip
             verified = "yes" if r["verified"] else f"**no**: {len(r['problems'])} differences"
-            out.append(f"| {rank} | {r['entry']} | `{r['policy']}` | {aggregate} | {joint} | {verified} |")
-        out += ["", "| entry | " + " | ".join(GAME_COLUMNS[g] for g in games) + " | suite | date | compute | code |"]
+            if not r["privileged_checked"]:
+                verified += f" (privileged: {'yes' if r['privileged'] else 'no'}, claimed)"
+            entry, policy = text(r["entry"]), text(r["policy"])
+            out.append(f"| {rank} | {entry} | {policy} | {aggregate} | {joint} | {verified} |")
+        columns = " | ".join(GAME_COLUMNS[g] for g in games)
+        out += ["", f"| entry | {columns} | suite | date (claimed) | compute (claimed) | code (claimed) |"]
         out.append("|---|" + "---:|" * len(games) + "---|---|---|---|")
         for r in rows:
-            suite = r["suite"] + ("" if r["conforms"] else f" ({'; '.join(r['deviations'])})")
+            suite = text(r["suite"] + ("" if r["conforms"] else f" ({'; '.join(r['deviations'])})"))
             compute = "-" if r["wall_seconds"] is None else f"{r['wall_seconds'] / 60:.1f} min, {r['workers']} workers"
             per_game = " | ".join(_num(r["per_game"].get(g)) for g in games)
-            out.append(f"| {r['entry']} | {per_game} | {suite} | {r['date']} | {compute} | {_code(r['code'])} |")
+            row = f"| {text(r['entry'])} | {per_game} | {suite} | {text(r['date'])} | {compute} | {_code(r['code'])} |"
+            out.append(row)
         out.append("")
     out += _bounds_markdown([r for r in data["entries"] if r.get("exploitability")], games)
     if data["references"]:
         fitted = sorted(data["references"].items())
         refs = ", ".join(f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]" for name, v in fitted)
-        out += [f"The references in the joint fit (random = 0): {refs}.", ""]
+        out += [f"The references in the joint fit (random = 0): {text(refs)}.", ""]
     return "\n".join(out)
 
 
@@ -236,17 +272,20 @@ def _bounds_markdown(rows: list[dict], games: list[str]) -> list[str]:
     order = {game: k for k, game in enumerate(games)}
 
     def place(key: str) -> tuple:
-        game, players = key.split(":")
-        return order.get(game, len(order)), int(players)
+        game, _, players = key.rpartition(":")
+        return order.get(game, len(order)), int(players), game
 
     keys = sorted({key for r in rows for key in r["exploitability"]["groups"]}, key=place)
-    columns = [f"{GAME_COLUMNS.get(k.split(':')[0], k.split(':')[0])} {k.split(':')[1]}p" for k in keys]
+    columns = [
+        text(f"{GAME_COLUMNS.get(k.rpartition(':')[0], k.rpartition(':')[0])} {k.rpartition(':')[2]}p") for k in keys
+    ]
     out = [
-        "### Exploitability bounds",
+        "### Exploitability bounds (claimed)",
         "",
-        "From the cards that carry them (`--exploitability`): per game and player count, the sum over the seats of "
-        "a best response's gain over the policy's own value (outcome utility, 95% interval), a lower bound on "
-        "NashConv; a sum at or below 0 means that response found nothing (the bound is 0).",
+        "From the cards that carry them (`--exploitability`), as the cards state them: `verify` does not run the "
+        "responses again. Per game and player count, the sum over the seats of a best response's gain over the "
+        "policy's own value (outcome utility, 95% interval), a lower bound on NashConv; a sum at or below 0 means "
+        "that response found nothing (the bound is 0).",
         "",
         "| entry | method | " + " | ".join(columns) + " |",
         "|---|---|" + "---:|" * len(keys),
@@ -258,19 +297,31 @@ def _bounds_markdown(rows: list[dict], games: list[str]) -> list[str]:
         for key in keys:
             value = bound["groups"].get(key)
             cells.append("-" if value is None else f"{value[0]:.2f} [{value[1]:.2f}, {value[2]:.2f}]")
-        out.append(f"| {r['entry']} | {bound['method']} ({budget}) | " + " | ".join(cells) + " |")
+        out.append(f"| {text(r['entry'])} | {text(bound['method'])} ({text(budget)}) | " + " | ".join(cells) + " |")
     return out + [""]
 
 
+_MARKUP = str.maketrans({ch: f"&#{ord(ch)};" for ch in "|[]`{}\\"})
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~/%+=-]*)?(?:\?[A-Za-z0-9._~/%+=&;-]*)?")
+
+
+def text(value: Any) -> str:
+    """Any text from a card or an entry as it may stand in a Markdown table cell: HTML escaped, and the marks
+    that would make a link, an attribute list, code or another cell shown as themselves."""
+    plain = " ".join(str(value).split())
+    return html.escape(plain, quote=True).translate(_MARKUP)
+
+
 def _code(code: Any) -> str:
+    """Where an entry's code is: a plain http(s) link, a commit of this repository, or escaped text."""
     if not code:
         return "-"
-    text = str(code)
-    if text.startswith(("http://", "https://")):
-        return f"[link]({text})"
-    if len(text) >= 7 and all(ch in "0123456789abcdef" for ch in text):
-        return f"`{text[:10]}`"  # a commit of this repository
-    return text
+    shown = str(code)
+    if _URL.fullmatch(shown) and len(shown) <= 300:
+        return f"[link]({html.escape(shown, quote=True)})"
+    if 7 <= len(shown) <= 40 and all(ch in "0123456789abcdef" for ch in shown):
+        return f"`{shown[:10]}`"  # a commit of this repository
+    return text(shown)
 
 
 def leaderboard_main(argv: list[str] | None = None) -> int:
@@ -286,11 +337,16 @@ def leaderboard_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--out", type=Path, default=None, help="write the table to this file instead of printing it")
     args = parser.parse_args(argv)
+    from fruit_envs.benchmarks.benchmark.cli import CARD_ERRORS
+
     try:
         folder = Path(args.folder) if args.folder else leaderboard_folder()
         data = leaderboard_table(leaderboard_entries(folder))
     except BenchmarkError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except CARD_ERRORS as error:  # data no check foresaw: one line, never a traceback
+        print(f"error: the leaderboard cannot be built: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
         return 2
     text = json.dumps(data, indent=2) + "\n" if args.format == "json" else leaderboard_markdown(data)
     if args.out is None:

@@ -325,22 +325,35 @@ def home_page() -> str:
     return text
 
 
-def leaderboard_page() -> str:
-    """The leaderboard of protocol v1 from the repository's cards (`leaderboard/protocol_v1/`), each verified."""
-    from fruit_envs.benchmarks.benchmark.leaderboard import leaderboard_entries, leaderboard_markdown, leaderboard_table
+def leaderboard_page(folder: Path | None = None) -> str:
+    """The leaderboard of protocol v1 from the repository's cards (`leaderboard/protocol_v1/`), each verified;
+    every entry's words escaped. A folder that cannot be read gives a page saying why, not a failed build."""
+    from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+    from fruit_envs.benchmarks.benchmark.leaderboard import (
+        leaderboard_entries,
+        leaderboard_markdown,
+        leaderboard_table,
+        text,
+    )
 
-    folder = ROOT / "leaderboard" / "protocol_v1"
-    listed = leaderboard_entries(folder)
+    folder = ROOT / "leaderboard" / "protocol_v1" if folder is None else Path(folder)
+    title = "# Leaderboard: protocol v1\n\n"
+    try:
+        listed = leaderboard_entries(folder)
+        table = leaderboard_markdown(leaderboard_table(listed))
+    except BenchmarkError as error:
+        return title + f"The leaderboard could not be built from `leaderboard/protocol_v1/`: {text(error)}\n"
     return (
-        "# Leaderboard: protocol v1\n\n"
-        f"{len(listed)} result cards from the repository's `leaderboard/protocol_v1/`, each checked by `verify` "
-        "when this page was built (every number recomputed from the card's games). Aggregate: the mean "
+        title
+        + f"{len(listed)} result cards from the repository's `leaderboard/protocol_v1/`, each checked by `verify` "
+        "when this page was built: every number recomputed from the card's games, and every game replayed through "
+        "the rules from its stored actions; what `verify` cannot check (the date, compute and code a card names, "
+        "its exploitability bounds) is marked claimed. Aggregate: the mean "
         "normalised score over the suite's games and player counts (random = 0, the reference search = 100), "
         "with its 95% interval; per game: the mean of its player counts' normalised scores; joint rating: one "
         "Bradley-Terry fit over every card's games against the shared references (Elo scale, random = 0). "
         "[Benchmarking a policy](benchmark.md#the-leaderboard) explains the columns; "
-        "[Submitting a result](contributing.md) says how to add one.\n\n"
-        + leaderboard_markdown(leaderboard_table(listed))
+        "[Submitting a result](contributing.md) says how to add one.\n\n" + table
     )
 
 
