@@ -1,11 +1,15 @@
-"""The leaderboard in the repository (issue 59): every card in leaderboard/protocol_v1/ verifies, shipped
-entries replay a sample of their games, the references' cards give protocol v1's published numbers, and the
-table (Markdown, JSON, the site's page) ranks entries with one deterministic joint rating."""
+"""The leaderboard in the repository: every card in leaderboard/protocol_v1/ verifies (its games replayed through
+the rules), entries whose policy ships or is stored as data play sampled cells again, the references' cards give
+protocol v1's published numbers, and the table (Markdown, JSON, the site's page) ranks entries with one
+deterministic joint rating, keyed by folder, escaping everything an entry says and marking what is claimed. No
+pickle in an entry's folder is ever loaded."""
 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -20,29 +24,51 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "leaderboard" / "protocol_v1"
 CARDS = sorted(FOLDER.glob("*/card.json"))
 REFERENCES = ("random", "greedy", "ppo-baseline", "search")
+MAIN_JOB = "main-job-cherry-picking-2p"
 
 
-def test_the_leaderboard_holds_the_references_and_a_trained_policy_that_does_not_ship():
+@pytest.fixture(scope="module")
+def listed():
+    """The repository's entries, each verified (its games replayed through the rules), once for the module."""
+    return lb.leaderboard_entries(FOLDER)
+
+
+def test_the_leaderboard_holds_the_references_and_a_trained_policy_as_data():
     names = {path.parent.name for path in CARDS}
     assert set(REFERENCES) <= names
+    assert not list(FOLDER.glob("*/*.zip"))  # no pickle in any entry
+    assert all((path.parent / "games.npz").is_file() for path in CARDS)
     trained = [(p.parent, rc.load_card(p)) for p in CARDS if p.parent.name not in REFERENCES]
-    assert any(c["policy"]["kind"] == "model" and list(folder.glob("*.zip")) for folder, c in trained)
+    assert any(
+        c["policy"]["kind"] == "model" and rc.file_sha256(folder / "model.json") == c["policy"]["sha256"]
+        for folder, c in trained
+    )
 
 
+def test_every_card_verifies_its_games_through_the_rules(listed):
+    """Every card's numbers from its games and every game from the rules, its seats' moves checked where their
+    agents draw nothing but ties; the rules' digests are those of the installed rules."""
+    for item in listed:
+        card = item["card"]
+        assert card["status"] == "complete" and (card["conforms"] or item["folder"] not in REFERENCES)
+        assert item["problems"] == [] and item["privileged_checked"], item["folder"]
+        for game, digest in card["rules_sha256"].items():
+            assert rc.rules_digest(game) == digest, (item["folder"], game)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CARDS, ids=[p.parent.name for p in CARDS])
-def test_every_card_verifies_against_the_protocol_and_the_installed_rules(path):
-    card = rc.load_card(path)
-    assert card["status"] == "complete" and (card["conforms"] or path.parent.name not in REFERENCES)
+def test_every_card_verifies_as_the_command_does(path):
     assert verify_card(path)["problems"] == []
 
 
 @pytest.mark.parametrize("path", CARDS, ids=[p.parent.name for p in CARDS])
 def test_entries_whose_policy_can_be_rebuilt_replay_a_sample_of_their_games(path):
-    """Shipped agents by name, models by the hash of a file beside the card; search's cells cost the most, so
-    one game each (the whole cell is played again)."""
+    """Shipped agents and references by name, a model.json by the card's hash in its folder; each drawn game's
+    cell is played again whole and every game of it compared. Search's cells cost the most, so one game."""
     card = rc.load_card(path)
     result = verify_card(path, sample=1 if card["policy"]["privileged"] else 2, seed=3)
-    assert result["problems"] == [] and result["replayed"] and all(r["same"] for r in result["replayed"])
+    assert result["problems"] == [] and result["replayed"] and all(not r["differ"] for r in result["replayed"])
 
 
 @pytest.mark.parametrize("name", REFERENCES)
@@ -60,10 +86,9 @@ def test_the_references_cards_give_protocol_v1s_published_numbers(name):
             assert value == (None if want[key] is None else pytest.approx(want[key], rel=1e-12)), (cell["id"], key)
 
 
-def test_the_table_ranks_entries_deterministically_with_privileged_ones_apart(capsys):
-    listed = lb.leaderboard_entries(FOLDER)
+def test_the_table_ranks_entries_deterministically_with_privileged_ones_apart(listed, capsys, monkeypatch):
     data = lb.leaderboard_table(listed)
-    assert lb.leaderboard_table(lb.leaderboard_entries(FOLDER)) == data  # the same cards, the same table
+    assert lb.leaderboard_table(list(reversed(listed))) == data  # the same cards, the same table
     assert all(row["verified"] for row in data["entries"])
     sections = [bm.SECTIONS.index(row["section"]) for row in data["entries"]]
     assert sections == sorted(sections) and set(sections) == {0, 1, 2}  # search and the partial entry apart
@@ -75,19 +100,21 @@ def test_the_table_ranks_entries_deterministically_with_privileged_ones_apart(ca
     by_policy = {row["policy"]: row["joint_rating"]["rating"] for row in data["entries"]}
     assert by_policy["reference:random"] < by_policy["reference:greedy"] < by_policy["reference:ppo-baseline"]
     text = lb.leaderboard_markdown(data)
+    assert "| date (claimed) | compute (claimed) | code (claimed) |" in text and "(privileged" not in text
     assert text.index("### Policies that see only their seat") < text.index("### Privileged: reads the true state")
     assert text.index("### Privileged") > text.index("reference:ppo-baseline") and "### Partial entries" in text
+    monkeypatch.setattr(lb, "leaderboard_entries", lambda folder: listed)  # verified once, in the fixture
     assert bm.main(["leaderboard", str(FOLDER), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(data))
 
 
 def test_a_tampered_or_malformed_card_in_the_folder_shows(tmp_path, capsys):
     folder = tmp_path / "board"
-    shutil.copytree(FOLDER / "greedy", folder / "greedy")
-    shutil.copytree(FOLDER / "random", folder / "random")
-    card = json.loads((folder / "greedy" / "card.json").read_text())
+    shutil.copytree(FOLDER / MAIN_JOB, folder / "main")
+    shutil.copytree(FOLDER / MAIN_JOB, folder / "tampered")
+    card = json.loads((folder / "tampered" / "card.json").read_text())
     card["cells"][0]["numbers"]["wins"] -= 1
-    (folder / "greedy" / "card.json").write_text(rc.card_text(card))
+    (folder / "tampered" / "card.json").write_text(rc.card_text(card))
     assert bm.main(["leaderboard", str(folder)]) == 1
     assert "**no**: 1 differences" in capsys.readouterr().out
     (folder / "broken").mkdir()
@@ -108,7 +135,7 @@ def test_the_joint_fit_orders_entries_by_their_games_against_shared_references()
         winners = ["10"] * w + ["01"] * (half - w) + ["01"] * w + ["10"] * (half - w)
         cell = {"players": 2, "scores": [[1, 0]] * n, "winners": winners, "truncated": []}
         cells = [{**cell, "reference": ref} for ref in ("random", "greedy")]
-        return {"name": name, "card": {"cells": cells}}
+        return {"name": name, "folder": name, "card": {"cells": cells}}
 
     strong, weak = card("strong", 0.8), card("weak", 0.4)
     one, other = lb.joint_ratings([strong, weak]), lb.joint_ratings([weak, strong])
@@ -116,7 +143,7 @@ def test_the_joint_fit_orders_entries_by_their_games_against_shared_references()
     assert one["ref:random"]["rating"] == 0.0 and np.isfinite(one["ref:greedy"]["rating"])
 
 
-def test_the_site_has_the_leaderboard_page():
+def _pages():
     import importlib.util
     import sys
 
@@ -124,12 +151,17 @@ def test_the_site_has_the_leaderboard_page():
     pages = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, pages)
     spec.loader.exec_module(pages)  # the docs' own hook, as mkdocs loads it
-    page = pages.leaderboard_page()
+    return pages
+
+
+def test_the_site_has_the_leaderboard_page(listed, monkeypatch):
+    monkeypatch.setattr(lb, "leaderboard_entries", lambda folder: listed)  # verified once, in the fixture
+    page = _pages().leaderboard_page()
     assert page.startswith("# Leaderboard: protocol v1") and "reference:search" in page and " | yes |" in page
 
 
 @pytest.mark.parametrize("name", ("random", "greedy", "ppo-baseline"))
-def test_the_references_cards_carry_their_exploitability_bounds_at_two_players(name):
+def test_the_references_cards_carry_their_exploitability_bounds_at_two_players(name, listed):
     """Issue 60: the references' cards hold their local best response's bounds (two players, every game), and the
     leaderboard shows them; random play is exploitable in every game, and the bound says so at 95%."""
     bound = rc.load_card(FOLDER / name)["exploitability"]
@@ -142,8 +174,93 @@ def test_the_references_cards_carry_their_exploitability_bounds_at_two_players(n
         assert group["sum_low"] <= group["sum"] <= group["sum_high"]
         if name == "random":
             assert group["sum_low"] > 0, group
-    data = lb.leaderboard_table(lb.leaderboard_entries(FOLDER))
+    data = lb.leaderboard_table(listed)
     (row,) = [r for r in data["entries"] if r["entry"] == name]
-    assert set(row["exploitability"]["groups"]) == {f"{g}:2" for g in games}
+    assert set(row["exploitability"]["groups"]) == {f"{g}:2" for g in games} and "exploitability" in row["claimed"]
     text = lb.leaderboard_markdown(data)
-    assert "### Exploitability bounds" in text and f"| {name} | lbr (particles " in text
+    assert "### Exploitability bounds (claimed)" in text and f"| {name} | lbr (particles " in text
+
+
+class _Marker:
+    """Unpickling this writes a file."""
+
+    def __init__(self, path: Path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _board(tmp_path: Path, entries: dict[str, dict]) -> Path:
+    """A leaderboard folder of copies of the main job's entry, each with its own entry.json."""
+    board = tmp_path / "board"
+    for folder, extra in entries.items():
+        shutil.copytree(FOLDER / MAIN_JOB, board / folder)
+        (board / folder / "entry.json").write_text(json.dumps(extra))
+    return board
+
+
+def test_no_pickle_in_an_entry_folder_is_ever_loaded(tmp_path):
+    """A model.zip whose unpickling writes a marker, beside a card that names it by path and hash: the leaderboard
+    and every replay the suite makes of an entry leave it alone (the entry's model.json is what plays)."""
+    marker = tmp_path / "unpickled"
+    board = _board(tmp_path, {"planted": {"name": "planted"}})
+    zipped = board / "planted" / "model.zip"
+    zipped.write_bytes(pickle.dumps(_Marker(marker)))
+    card = json.loads((board / "planted" / "card.json").read_text())
+    card["policy"].update(label=str(zipped), sha256=rc.file_sha256(zipped))
+    (board / "planted" / "card.json").write_text(rc.card_text(card))
+    (board / "planted" / "model.json").unlink()
+    listed = lb.leaderboard_entries(board)
+    assert listed[0]["problems"] == [] and not listed[0]["privileged_checked"]
+    with pytest.raises(bm.BenchmarkError, match="give it with --policy"):
+        verify_card(board / "planted", sample=1, seed=3)
+    assert not marker.exists()
+
+
+class _Tags(HTMLParser):
+    """Every element of a page with its attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.seen.append((tag, attrs))
+
+
+def test_every_word_of_an_entry_is_escaped_on_the_page(tmp_path):
+    """An entry's name, code and a card's policy label are data: on the site's page (Markdown with the site's
+    extensions, attribute lists included) they are text, never markup."""
+    import markdown
+
+    hostile = '<script>alert(1)</script>{: onclick="alert(2)" } [x](javascript:alert(3)) | `'
+    board = _board(
+        tmp_path,
+        {
+            "a": {"name": hostile, "code": 'https://example.org/x" onmouseover="alert(4)'},
+            "b": {"name": "b", "code": "javascript:alert(5)"},
+        },
+    )
+    card = json.loads((board / "b" / "card.json").read_text())
+    card["policy"]["label"] = "<img src=x onerror=alert(6)>"
+    (board / "b" / "card.json").write_text(rc.card_text(card))
+    page = _pages().leaderboard_page(board)
+    html = markdown.markdown(page, extensions=["tables", "attr_list"])
+    tags = _Tags()
+    tags.feed(html)
+    assert not {"script", "img"} & {tag for tag, _ in tags.seen}
+    assert not [(tag, attrs) for tag, attrs in tags.seen if any(name.startswith("on") for name, _ in attrs)]
+    assert not [value for _, attrs in tags.seen for name, value in attrs if name == "href" and ":" in value and not (
+        value.startswith("https://") or value.startswith("http://"))]  # fmt: skip
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "javascript:alert(5)" in html  # shown as text
+    rows = [line for line in page.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert all(line.count(" | ") == 5 for line in rows), rows  # no cell split by an entry's "|"
+
+
+def test_two_entries_of_the_same_name_stay_two_players(tmp_path):
+    board = _board(tmp_path, {"one": {"name": "same"}, "two": {"name": "same"}})
+    data = lb.leaderboard_table(lb.leaderboard_entries(board))
+    players = [name for name in lb.joint_ratings(lb.leaderboard_entries(board)) if name.startswith("entry:")]
+    assert sorted(players) == ["entry:one", "entry:two"]
+    assert [r["joint_rating"] is not None for r in data["entries"]] == [True, True]

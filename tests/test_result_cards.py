@@ -1,6 +1,6 @@
-"""Result cards and `verify` (issue 59): every benchmark run writes a card; `verify` recomputes what the card
-derives and replays sampled games; each kind of tampering fails with a message naming what differs; bad cards
-are refused by name and nothing is written."""
+"""Result cards and `verify`: every benchmark run writes a card and its games; `verify` recomputes what the card
+derives, replays every game through the rules and plays sampled cells again; each kind of tampering fails with
+a message naming what differs; bad cards are refused by name and nothing is written."""
 
 from __future__ import annotations
 
@@ -31,9 +31,12 @@ def run(tmp_path_factory):
     return report, out
 
 
-def _copy(card: dict, folder: Path) -> Path:
+def _copy(card: dict, folder: Path, games: Path | None = None) -> Path:
+    """A card written into `folder`, with the games file `games` (a folder holding one) beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / rc.CARD_FILE).write_text(rc.card_text(card))
+    if games is not None:
+        shutil.copy(games / "games.npz", folder / "games.npz")
     return folder
 
 
@@ -53,11 +56,16 @@ def test_every_run_writes_a_card_that_verifies_and_its_replayed_games_are_the_ca
         assert cell["merkle_root"] == rc.merkle_root(cell["digests"])
     assert set(card["rules_sha256"]) == {"cherry_picking", "juicy_fruits_solo"}
     assert card["compute"]["workers"] == 1 and card["compute"]["cell_cpu_seconds"] > 0
-    before = (out / "card.json").read_bytes()
+    assert (out / "games.npz").is_file()
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
     result = verify_card(out, sample=3, seed=1)
-    assert result["problems"] == [] and len(result["replayed"]) == 3 and all(r["same"] for r in result["replayed"])
-    assert (out / "card.json").read_bytes() == before  # verify writes nothing
-    assert "verified" in bm.verify_summary(result)
+    assert result["problems"] == [] and result["sample_seed"] == 1
+    assert result["replayed"] and all(not r["differ"] and r["games"] == 8 for r in result["replayed"])
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before  # writes nothing
+    summary = bm.verify_summary(result)
+    assert "verified" in summary and "40 games replayed through the rules from games.npz" in summary
+    assert "moves of greedy, the policy: up to ties" in summary and "moves of ppo-baseline: move by move" in summary
+    assert "legal moves only" in summary and "--sample-seed 1 draws them again" in summary
 
 
 def test_merkle_root_by_hand():
@@ -121,37 +129,36 @@ def test_a_tampered_card_fails_naming_what_differs(run, tmp_path, kind):
     change, message = TAMPERING[kind]
     card = json.loads((run[1] / "card.json").read_text())
     change(card)
-    folder = _copy(card, tmp_path / "tampered")
+    folder = _copy(card, tmp_path / "tampered", games=run[1])
     before = (folder / "card.json").read_bytes()
     problems = verify_card(folder)["problems"]
     assert any(message in p for p in problems), problems
     assert (folder / "card.json").read_bytes() == before
 
 
-def test_a_forged_game_with_recomputed_digests_is_caught_only_by_its_replay(run, tmp_path):
-    """Anyone can recompute digests for invented games: consistency then holds, and replaying the cell shows it."""
+def test_a_game_whose_digests_were_recomputed_for_other_actions_is_caught_without_a_sample(run, tmp_path):
+    """Anyone can recompute digests for invented games; the card's games file then does not hold those actions,
+    and played again the cell shows it too."""
     card = json.loads((run[1] / "card.json").read_text())
     cell = card["cells"][1]
     cell["actions_sha256"][0] = rc.actions_digest([0, 1, 2])  # another game, its digest and roots recomputed
     keys = [int(k) for k in bm.deal_keys(card["seed"], "cherry_picking", 2, 4)] * 2
     cell["digests"][0] = rc.game_digest(
-        cell["id"],
-        0,
-        keys[0],
-        0,
-        cell["actions_sha256"][0],
-        cell["scores"][0],
-        [w == "1" for w in cell["winners"][0]],
-        0,
-    )
+        cell["id"], 0, keys[0], 0, cell["actions_sha256"][0], cell["scores"][0],
+        [w == "1" for w in cell["winners"][0]], 0,
+    )  # fmt: skip
     cell["merkle_root"] = rc.merkle_root(cell["digests"])
     card["merkle_root"] = rc.merkle_root([c["merkle_root"] for c in card["cells"]])
     folder = _copy(card, tmp_path / "forged")
-    assert verify_card(folder)["problems"] == []
-    drawn = verify_card(folder, sample=sum(len(c["digests"]) for c in card["cells"]))  # every game
-    assert drawn["problems"] == [
-        "cell cherry_picking-2p-greedy, game 0: replayed with the policy, it gives another game than the card's"
+    shutil.copy(run[1] / "games.npz", folder / "games.npz")
+    assert verify_card(folder)["problems"] == [
+        "cell cherry_picking-2p-greedy, game 0: its actions in games.npz do not give its actions digest"
     ]
+    drawn = verify_card(folder, sample=sum(len(c["digests"]) for c in card["cells"]))  # every cell
+    assert (
+        "cell cherry_picking-2p-greedy, game 0: played again with the policy, it gives another game than the card's"
+        in (drawn["problems"])
+    )
 
 
 def test_bad_cards_are_refused_by_name_and_left_as_they_were(run, tmp_path):
@@ -188,7 +195,7 @@ def test_the_command_line_exits_0_verified_1_different_2_unreadable(run, tmp_pat
     assert "verified" in capsys.readouterr().out
     card = json.loads((run[1] / "card.json").read_text())
     _flip_win(card)
-    assert bm.main(["verify", str(_copy(card, tmp_path / "t"))]) == 1
+    assert bm.main(["verify", str(_copy(card, tmp_path / "t", games=run[1]))]) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "cell cherry_picking-2p-greedy, game 0" in out
     (tmp_path / "bad").mkdir()
@@ -197,30 +204,36 @@ def test_the_command_line_exits_0_verified_1_different_2_unreadable(run, tmp_pat
     assert "is not a result card" in capsys.readouterr().err
 
 
-def test_a_model_policy_is_found_by_its_hash_or_given_and_refused_when_another(tmp_path):
-    """A card of a model file replays from the file its label names, or one of its hash beside the card, or
-    `--policy`; another model, or none, is refused naming the hash."""
-    model = tmp_path / "mine.zip"
-    shutil.copy(BASELINE, model)
+def test_a_model_json_policy_is_found_by_its_hash_or_given_and_refused_when_another(tmp_path):
+    """A card of a policy exported as data (model.json) is played again with the model.json of its hash in its
+    folder, or with `--policy`; without either it is refused naming what to give, and another model is refused
+    naming the hash. A .zip in the folder is never looked at."""
+    from fruit_envs.agents.weights import export_policy
+
+    exported = export_policy(BASELINE, "cherry_picking", 2, tmp_path / "mine")
     out = tmp_path / "run"
     evaluate(
-        str(model), suite="quick", games=4, only=["cherry_picking:2"], references=["greedy"], out=out, progress=False
+        str(exported), suite="quick", games=4, only=["cherry_picking:2"], references=["greedy"], out=out, progress=False
     )
     card = rc.load_card(out)
-    assert card["policy"]["kind"] == "model" and card["policy"]["sha256"] == rc.file_sha256(BASELINE)
-    assert verify_card(out, sample=1)["problems"] == []  # the label's path
-    moved = _copy(copy.deepcopy(card), tmp_path / "elsewhere")
-    model.rename(tmp_path / "gone.zip")
-    with pytest.raises(BenchmarkError, match=r"cannot be rebuilt here: give it with --policy"):
-        verify_card(moved, sample=1)
-    assert verify_card(moved, sample=1, policy=str(tmp_path / "gone.zip"))["problems"] == []
-    other = ROOT / "agents" / "baselines" / "fruit_picking_2p.zip"
+    assert card["policy"]["kind"] == "model" and card["policy"]["sha256"] == rc.file_sha256(exported)
+    assert not card["policy"]["privileged"]
+    result = verify_card(out)
+    assert result["problems"] == [] and result["privileged_checked"] is False  # no model in the run's folder
+    assert "moves of the policy: as legal moves only" in bm.verify_summary(result)
+    with pytest.raises(BenchmarkError, match=r"in the card's folder: give it with --policy"):
+        verify_card(out, sample=1)
+    assert verify_card(out, sample=1, policy=str(exported))["problems"] == []
+    other = export_policy(ROOT / "agents" / "baselines" / "fruit_picking_2p.zip", "fruit_picking", 2, tmp_path / "o")
     with pytest.raises(BenchmarkError, match="is not the card's"):
-        verify_card(moved, sample=1, policy=str(other))
-    shutil.copy(tmp_path / "gone.zip", moved / "weights.zip")  # beside the card: found by its hash
+        verify_card(out, sample=1, policy=str(other))
+    moved = _copy(copy.deepcopy(card), tmp_path / "entry", games=out)
+    for name in ("model.json", "model.safetensors"):
+        shutil.copy(exported.parent / name, moved / name)
     result = verify_card(moved, sample=2)
-    assert result["problems"] == [] and len(result["replayed"]) == 2
-    assert verify_card(moved)["problems"] == []  # consistency needs no policy
+    assert result["problems"] == [] and result["replayed"] and result["privileged_checked"]
+    assert "moves of greedy: up to ties" in bm.verify_summary(result)
+    assert "moves of the policy: move by move" in bm.verify_summary(result)
 
 
 def test_a_run_whose_cells_cannot_make_a_card_keeps_its_report(tmp_path, monkeypatch):
@@ -244,12 +257,13 @@ def test_a_card_never_makes_verify_import_a_module_or_file_it_names(run, tmp_pat
     (tmp_path / "planted.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef make(spec, config):\n    pass\n")
     card = json.loads((run[1] / "card.json").read_text())
     card["policy"].update(label=f"{tmp_path / 'planted.py'}:make", kind="name")
-    folder = _copy(card, tmp_path / "planted_card")
-    with pytest.raises(BenchmarkError, match="cannot be rebuilt here: give it with --policy"):
+    folder = _copy(card, tmp_path / "planted_card", games=run[1])
+    with pytest.raises(BenchmarkError, match="give it with --policy"):
         verify_card(folder, sample=1)
+    assert verify_card(folder)["problems"] == []  # the rules replay plays its moves as data
     assert not marker.exists()
     card = json.loads((run[1] / "card.json").read_text())
     card["cells"][0]["reference_agent"] = f"{tmp_path / 'planted.py'}:make"
-    result = verify_card(_copy(card, tmp_path / "planted_reference"), sample=40, seed=0)  # every game of the card
+    result = verify_card(_copy(card, tmp_path / "planted_reference", games=run[1]), sample=40, seed=0)  # every cell
     assert not marker.exists()
     assert any("reference agent" in p and "not replayed" in p for p in result["problems"])
