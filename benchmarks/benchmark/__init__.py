@@ -54,7 +54,18 @@ from __future__ import annotations
 
 from fruit_envs.benchmarks.benchmark.best_response import best_response_unit, response_model, run_best_response
 from fruit_envs.benchmarks.benchmark.calibration import anchors_yaml, calibrate
-from fruit_envs.benchmarks.benchmark.card_policy import card_source, replay_source, write_card_games
+from fruit_envs.benchmarks.benchmark.card_policy import (
+    MODEL_LIMIT,
+    build_agent,
+    card_source,
+    folder_model,
+    is_search,
+    known_privileged,
+    play_again,
+    replay_source,
+    same_games,
+    write_card_games,
+)
 from fruit_envs.benchmarks.benchmark.cards import (
     BEST_RESPONSE_CARDS,
     CARDS,
@@ -65,7 +76,7 @@ from fruit_envs.benchmarks.benchmark.cards import (
     load_cards,
     reference_cards,
 )
-from fruit_envs.benchmarks.benchmark.cli import games_main, main, verify_main
+from fruit_envs.benchmarks.benchmark.cli import CARD_ERRORS, games_main, main, verify_main
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
 from fruit_envs.benchmarks.benchmark.exact import MAX_CELLS, MAX_NODES, analysis_position, exact_best_response
 from fruit_envs.benchmarks.benchmark.exploitability import (
@@ -86,6 +97,8 @@ from fruit_envs.benchmarks.benchmark.exploitability import (
 )
 from fruit_envs.benchmarks.benchmark.games_file import GAMES_FILE, read_games, write_games
 from fruit_envs.benchmarks.benchmark.leaderboard import (
+    ENTRY_FIELDS,
+    ENTRY_LIMIT,
     GAME_COLUMNS,
     JOINT_BOOTSTRAP,
     JOINT_BOOTSTRAP_SEED,
@@ -99,6 +112,7 @@ from fruit_envs.benchmarks.benchmark.leaderboard import (
     leaderboard_markdown,
     leaderboard_table,
     pair_results,
+    text,
 )
 from fruit_envs.benchmarks.benchmark.play import (
     SEARCH_COST,
@@ -111,7 +125,13 @@ from fruit_envs.benchmarks.benchmark.play import (
     play_cell,
     remember,
 )
-from fruit_envs.benchmarks.benchmark.policies import PolicySource, PolicyTraveller, is_privileged, resolve_policy
+from fruit_envs.benchmarks.benchmark.policies import (
+    PolicySource,
+    PolicyTraveller,
+    is_privileged,
+    module_file,
+    resolve_policy,
+)
 from fruit_envs.benchmarks.benchmark.protocol import (
     HERE,
     Protocol,
@@ -152,10 +172,14 @@ from fruit_envs.benchmarks.benchmark.reports import (
 from fruit_envs.benchmarks.benchmark.result_card import (
     AGGREGATE_FIELDS,
     CARD_FILE,
+    CELLS_LIMIT,
+    GAMES_LIMIT,
     GROUP_FIELDS,
     NUMBER_FIELDS,
     SCHEMA,
     SCHEMA_VERSION,
+    SEED_LIMIT,
+    STATUSES,
     actions_digest,
     card_actions,
     card_text,
@@ -164,6 +188,7 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     cell_outcomes,
     file_sha256,
     game_digest,
+    is_number,
     keys_digest,
     load_card,
     make_card,
@@ -172,7 +197,21 @@ from fruit_envs.benchmarks.benchmark.result_card import (
     rules_digest,
     write_card,
 )
-from fruit_envs.benchmarks.benchmark.rules_replay import CellGames, move_check, replay_cells
+from fruit_envs.benchmarks.benchmark.rules_replay import (
+    FLUSH_BYTES,
+    KINDS,
+    SHOWN,
+    TIE_NOISE,
+    CellGames,
+    CellReplay,
+    MoveCheck,
+    SeatChecks,
+    cell_faults,
+    check_card_games,
+    move_check,
+    reference_agent,
+    replay_cells,
+)
 from fruit_envs.benchmarks.benchmark.run import WORKER_IMPORTS, default_out, evaluate, latest_run, machine
 from fruit_envs.benchmarks.benchmark.seat_best_response import (
     EVALUATION_LABEL,
@@ -188,7 +227,13 @@ from fruit_envs.benchmarks.benchmark.seat_best_response import (
     seat_br_unit,
     start_source,
 )
-from fruit_envs.benchmarks.benchmark.verify import VERIFY_TOLERANCE, card_protocol, verify_card, verify_summary
+from fruit_envs.benchmarks.benchmark.verify import (
+    CLAIMED,
+    VERIFY_TOLERANCE,
+    card_protocol,
+    verify_card,
+    verify_summary,
+)
 
 __all__ = [
     "LBR_GAMES_PER_SEAT",
@@ -327,6 +372,34 @@ __all__ = [
     "read_games",
     "write_games",
     "replay_cells",
+    "MODEL_LIMIT",
+    "build_agent",
+    "folder_model",
+    "is_search",
+    "known_privileged",
+    "play_again",
+    "same_games",
+    "CARD_ERRORS",
+    "ENTRY_FIELDS",
+    "ENTRY_LIMIT",
+    "text",
+    "module_file",
+    "CELLS_LIMIT",
+    "GAMES_LIMIT",
+    "SEED_LIMIT",
+    "STATUSES",
+    "is_number",
+    "CellReplay",
+    "FLUSH_BYTES",
+    "MoveCheck",
+    "SHOWN",
+    "TIE_NOISE",
+    "cell_faults",
+    "CLAIMED",
+    "KINDS",
+    "SeatChecks",
+    "check_card_games",
+    "reference_agent",
     "CellGames",
     "move_check",
     "run_deviations",

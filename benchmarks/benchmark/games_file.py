@@ -25,8 +25,8 @@ _DATE = (1980, 1, 1, 0, 0, 0)  # every member's time stamp: the same games give 
 
 
 def write_games(folder: str | Path, games: list[list[np.ndarray]]) -> Path:
-    """`folder/games.npz` from every cell's games' actions (`games[cell][game]`, in card order), written whole or
-    not at all; the same games always give the same bytes."""
+    """The games file `games.npz` in `folder`, from every cell's games' actions (`games[cell][game]`, in card
+    order), written whole or not at all; the same games always give the same bytes."""
     flat = [np.asarray(actions, dtype=np.int64) for cell in games for actions in cell]
     lengths = np.array([len(actions) for actions in flat], dtype="<u4")
     joined = np.concatenate(flat) if flat else np.zeros(0, dtype=np.int64)
@@ -47,7 +47,7 @@ def write_games(folder: str | Path, games: list[list[np.ndarray]]) -> Path:
 
 
 def read_games(folder: str | Path, counts: list[int], longest: list[int]) -> list[list[np.ndarray]]:
-    """Every cell's games' actions from `folder/games.npz` (`int64` arrays, `[cell][game]`), where cell k has
+    """Every cell's games' actions from the games file in `folder` (`int64` arrays, `[cell][game]`), where cell k has
     `counts[k]` games of at most `longest[k]` actions; a `FileNotFoundError` where there is none, a
     `BenchmarkError` naming what is wrong with a file that is not such a games file."""
     path = Path(folder) / GAMES_FILE

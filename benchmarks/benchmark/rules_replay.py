@@ -11,20 +11,33 @@ batches play gave it (the games where it is to move, in order), so a network see
 * `legal`: any legal action, for agents whose choices draw from the cell's generator (random, search, a sampled
   policy). Protocol v1 plays a cell with one generator shared by the policy and the references, in the order
   they are asked, so those draws cannot be reproduced without the policy: `verify --sample` replays them.
+
+`check_card_games` does this for every cell of a card from its games file, the checks `verify` runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fruit_envs.benchmarks.benchmark import result_card as rc
+from fruit_envs.benchmarks.benchmark.card_policy import build_agent, card_source, replay_source
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
+from fruit_envs.benchmarks.benchmark.games_file import GAMES_FILE, read_games
+from fruit_envs.benchmarks.benchmark.protocol import Protocol
 from fruit_envs.core.spec import Config, GameSpec, game_winners
 
 TIE_NOISE = 1e-6  # greedy's tie-break: argmax_legal adds a uniform draw times this to every score
 SHOWN = 3  # games named per cell and kind of problem; the rest are counted
 FLUSH_BYTES = 32 << 20  # observations gathered before an agent is asked about them
+KINDS = {  # how a seat's moves were checked, as the summary says it
+    "exact": "move by move (an agent that draws nothing)",
+    "ties": "up to ties (a best-scoring move; greedy's draws only break ties)",
+    "legal": "as legal moves only (its choices draw from the cell's generator, which the policy shares)",
+}
 
 
 @dataclass
@@ -202,3 +215,146 @@ def cell_faults(cell_id: str, faults: dict[int, str]) -> list[str]:
     if len(faults) > SHOWN:
         shown.append(f"cell {cell_id}: and {len(faults) - SHOWN} more games like these")
     return shown
+
+
+def check_card_games(
+    card: dict, folder: Path, proto: Protocol, outcomes: dict, policy: Any, problems: list, checked: list
+) -> None:
+    """Every game of the card's cells in `outcomes` (index: the cell's parsed keys, seats and outcomes) replayed
+    through the rules from the card's games file; each difference into `problems`, what was checked into
+    `checked`."""
+    from fruit_envs.core.spec import get_spec
+
+    cells = card["cells"]
+    specs = [get_spec(c["game"]) for c in cells]
+    longest = [s.max_game_length(s.make_config(c["players"])) + 1 for s, c in zip(specs, cells, strict=True)]
+    try:
+        games = read_games(folder, [len(c["digests"]) for c in cells], longest)
+    except FileNotFoundError:
+        problems.append(
+            f"no {GAMES_FILE} beside the card: without its games' actions nothing shows that its outcomes follow "
+            f"from the rules (outcomes unbound); a run writes it, and `fruit-envs-benchmark games CARD` adds it to "
+            f"an older card by playing its cells again"
+        )
+        return
+    except BenchmarkError as error:
+        problems.append(str(error))
+        return
+    seats = SeatChecks(card, folder, proto, policy, problems)
+    groups: dict[tuple[str, int], list[int]] = {}
+    for index in sorted(outcomes):
+        cell, actions = cells[index], games[index]
+        unbound = [g for g, a in enumerate(actions) if rc.actions_digest(a) != cell["actions_sha256"][g]]
+        problems += [
+            f"cell {cell['id']}, game {g}: its actions in {GAMES_FILE} do not give its actions digest"
+            for g in unbound[:SHOWN]
+        ]
+        if not unbound:
+            groups.setdefault((cell["game"], cell["players"]), []).append(index)
+    total = 0
+    for (game, players), indices in groups.items():
+        spec = get_spec(game)
+        config = spec.make_config(players)
+        batch = [
+            CellGames(
+                outcomes[i]["keys"],
+                outcomes[i]["policy_seat"],
+                games[i],
+                seats.check("policy", spec, config),
+                seats.check(cells[i]["reference"], spec, config),
+            )  # fmt: skip
+            for i in indices
+        ]
+        for index, replay in zip(indices, replay_cells(spec, config, batch), strict=True):
+            problems += cell_faults(cells[index]["id"], _outcome_faults(replay, outcomes[index]))
+            total += len(games[index])
+    checked.append(
+        f"{total} games replayed through the rules from {GAMES_FILE}: each action legal, each outcome the card's"
+    )
+    checked += seats.summary()
+
+
+def _outcome_faults(replay, raw: dict) -> dict[int, str]:
+    """A replayed cell's faults, and each other game whose outcome is not the card's."""
+    faults = dict(replay.faults)
+    for g in range(len(raw["scores"])):
+        same = (
+            np.array_equal(replay.scores[g].astype(np.float64), raw["scores"][g])
+            and np.array_equal(replay.winners[g], raw["winners"][g])
+            and bool(replay.truncated[g]) == bool(raw["truncated"][g])
+        )
+        if g not in faults and not same:
+            faults[g] = (
+                f"its actions give scores {replay.scores[g].tolist()}, winners "
+                f"{''.join('1' if w else '0' for w in replay.winners[g])}"
+                f"{', truncated' if replay.truncated[g] else ''}, not the card's outcome"
+            )
+    return faults
+
+
+class SeatChecks:
+    """The move checks of a card's seats: each reference's protocol agent, and the policy where it is rebuilt
+    without trusting the card (`card_policy`) or given with --policy."""
+
+    def __init__(self, card: dict, folder: Path, proto: Protocol, policy: Any, problems: list):
+        self.card, self.proto, self.checks, self.notes, self.problems = card, proto, {}, [], problems
+        self.given, self.source = policy is not None, None
+        try:
+            self.source = (
+                replay_source(card, folder, proto, policy) if policy is not None else card_source(card, folder, proto)
+            )
+        except BenchmarkError as error:
+            if policy is not None:
+                raise
+            self.notes.append(f"the policy's moves as legal moves only: {error}")
+
+    def check(self, role: str | None, spec, config):
+        if role is None:
+            return None
+        key = (role, spec.id, config.num_players)
+        if key not in self.checks:
+            if role == "policy":
+                agent = None if self.source is None else self._policy(spec, config)
+                name = "the policy" if self.source is None else f"the policy {self.source.label}"
+            else:
+                name = self.proto.references[role][spec.id]
+                agent = reference_agent(name, spec, config)
+            self.checks[key] = move_check(name, agent)
+        return self.checks[key]
+
+    def _policy(self, spec, config) -> Any:
+        """The policy's agent; one the card's folder holds that cannot be built is a difference of the card's
+        (its moves then legal only), one given with --policy stops verify."""
+        try:
+            return build_agent(self.source, spec, config)
+        except BenchmarkError as error:
+            if self.given:
+                raise
+            self.problems.append(f"{spec.id} {config.num_players}p: {error}")
+            return None
+
+    def summary(self) -> list[str]:
+        by_kind: dict[str, set] = {}
+        for (role, _, _), check in self.checks.items():
+            if role != "policy" or self.source is not None:
+                by_kind.setdefault(check.kind, set()).add("the policy" if role == "policy" else role)
+        lines = [
+            f"moves of {', '.join(sorted(names))}: {KINDS[kind]}"
+            for kind, names in sorted(by_kind.items(), key=lambda item: list(KINDS).index(item[0]))
+        ]
+        if self.source is None and any(role == "policy" for role, _, _ in self.checks):
+            lines.append(
+                "moves of the policy: as legal moves only (the card's own words may not build it; --sample with "
+                "--policy plays it)"
+            )
+        return lines + self.notes
+
+
+def reference_agent(name: str, spec, config) -> Any:
+    """A protocol reference's agent (an agent name from the protocol file), as play builds it."""
+    from fruit_envs.agents import make_agent
+
+    try:
+        return make_agent(name, spec, config)
+    except Exception as error:  # a reference that cannot be built here: its moves are not checked
+        raise BenchmarkError(f"reference {name} cannot be built for {spec.id}: {error}") from None
