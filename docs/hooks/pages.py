@@ -317,7 +317,8 @@ def game_page(spec) -> str:
 
 
 def home_page() -> str:
-    """The README, its links made relative to the site (`docs/x.md` -> `x.md`, a game's module -> its page)."""
+    """The README, its links made relative to the site (a page under docs/ by its own name, a game's module by its
+    page)."""
     text = (ROOT / "README.md").read_text()
     text = text.replace("](docs/", "](").replace("](CHANGELOG.md)", "](changelog.md)")
     for spec in registered():  # on GitHub a game links to its module, on the site to its page
