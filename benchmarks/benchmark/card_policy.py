@@ -132,6 +132,16 @@ def known_privileged(card: dict, folder: Path, proto: Protocol) -> bool | None:
     return False if folder_model(card, folder) is not None else None
 
 
+def reference_ok(cell: dict, proto: Protocol) -> bool:
+    """Whether a card cell's reference is one of the protocol's, named by the protocol's agent for its game (a
+    one-player cell: none), so playing it again builds only what the protocol names."""
+    reference = cell.get("reference")
+    if reference is None:
+        return cell.get("reference_agent") is None
+    named = proto.references.get(reference, {}).get(cell["game"]) if isinstance(reference, str) else None
+    return named is not None and named == cell.get("reference_agent")
+
+
 def build_agent(source: PolicySource, spec, config) -> Any:
     """The policy's agent for a game and player count; any failure (a model that will not load, a factory that
     raises) a `BenchmarkError` naming the game."""
@@ -158,13 +168,15 @@ def play_again(card: dict, proto: Protocol, source: PolicySource, index: int) ->
     spec = get_spec(cell["game"])
     config = spec.make_config(cell["players"])
     agent = build_agent(source, spec, config)
+    if not reference_ok(cell, proto):
+        raise BenchmarkError(f"cell {cell['id']}: its reference agent is not protocol v{proto.version}'s")
     reference = None
-    if cell["reference"] is not None:
+    if cell.get("reference") is not None:
         reference = make_agent(proto.references[cell["reference"]][cell["game"]], spec, config)
     try:
         _, raw = play_cell(
             spec, config, agent, reference, per_seat(card["games_per_cell"], cell["players"]), card["seed"],
-            cell["reference"], (source.label, cell["reference"] or ""),
+            cell.get("reference"), (source.label, cell.get("reference") or ""),
         )  # fmt: skip
     except BenchmarkError:
         raise
@@ -200,9 +212,7 @@ def write_card_games(card_path: str | Path, policy: Any = None, progress=None) -
     source = replay_source(card, folder, proto, policy)
     games = []
     for index, cell in enumerate(card["cells"]):
-        if cell["reference"] is not None and proto.references.get(cell["reference"], {}).get(cell["game"]) != cell.get(
-            "reference_agent"
-        ):
+        if not reference_ok(cell, proto):
             raise BenchmarkError(f"cell {cell['id']}: its reference agent is not protocol v{proto.version}'s")
         raw, _ = play_again(card, proto, source, index)
         differ = same_games(card, index, raw)

@@ -261,7 +261,7 @@ def check_card_games(
                 outcomes[i]["policy_seat"],
                 games[i],
                 seats.check("policy", spec, config),
-                seats.check(cells[i]["reference"], spec, config),
+                seats.check(cells[i].get("reference"), spec, config),
             )  # fmt: skip
             for i in indices
         ]

@@ -30,7 +30,13 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.benchmarks.benchmark import result_card as rc
-from fruit_envs.benchmarks.benchmark.card_policy import known_privileged, play_again, replay_source, same_games
+from fruit_envs.benchmarks.benchmark.card_policy import (
+    known_privileged,
+    play_again,
+    reference_ok,
+    replay_source,
+    same_games,
+)
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.play import cell_numbers
 from fruit_envs.benchmarks.benchmark.protocol import Protocol, cell_keys, load_protocol, per_seat, run_deviations
@@ -75,16 +81,16 @@ def verify_card(
     raws: dict[tuple[str, int], list] = {}
     outcomes: dict[int, dict] = {}
     for index, cell in enumerate(card["cells"]):
-        named = proto.references.get(cell.get("reference"), {}).get(cell["game"]) if cell.get("reference") else None
-        if cell.get("reference") is not None and cell.get("reference_agent") != named:
+        if not reference_ok(cell, proto):
+            named = proto.references.get(cell.get("reference") or "", {}).get(cell["game"])
             problems.append(
                 f"cell {cell['id']}: reference agent {str(cell.get('reference_agent'))[:80]!r}, protocol "
-                f"v{proto.version} plays {named!r} as {str(cell['reference'])[:40]}"
+                f"v{proto.version} plays {named!r} as {str(cell.get('reference'))[:40]}"
             )
         raw = _check_cell(card, cell, problems)
         if raw is not None:
             raws.setdefault((cell["game"], cell["players"]), []).append((cell.get("reference"), raw))
-            if named is not None or cell.get("reference") is None:
+            if reference_ok(cell, proto):
                 outcomes[index] = raw
     checked.append(f"{len(card['cells'])} cells: every game's digest, each cell's Merkle root and numbers")
     root = rc.merkle_root([c["merkle_root"] for c in card["cells"]])
@@ -341,9 +347,7 @@ def _replay(
     replayed, seen = [], None
     for index in chosen:
         cell = card["cells"][index]
-        if cell["reference"] is not None and proto.references.get(cell["reference"], {}).get(cell["game"]) != cell.get(
-            "reference_agent"
-        ):
+        if not reference_ok(cell, proto):
             problems.append(f"cell {cell['id']}: its reference agent is not protocol v{proto.version}'s; not replayed")
             continue
         raw, agent = play_again(card, proto, source, index)
