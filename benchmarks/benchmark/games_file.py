@@ -54,6 +54,8 @@ def read_games(folder: str | Path, counts: list[int], longest: list[int]) -> lis
     total, most = sum(counts), max(longest, default=0)
     if not path.is_file():
         raise FileNotFoundError(path)
+    if path.stat().st_size > 2 * (4 * total + 2 * sum(c * n for c, n in zip(counts, longest, strict=True))) + (1 << 16):
+        raise BenchmarkError(f"{GAMES_FILE} is larger than the card's games can fill")
     try:
         with zipfile.ZipFile(path) as archive:
             infos = {info.filename: info for info in archive.infolist()}
