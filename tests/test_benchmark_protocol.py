@@ -185,7 +185,7 @@ def test_policy_by_agent_name_writes_the_report_card(tmp_path):
     assert not report["conforms"] and len(report["deviations"]) == 3  # games, references, games filter
 
     files = sorted(p.name for p in (tmp_path / "card").iterdir())
-    assert files == ["card.json", "report.json", "report.md", "report.png"]
+    assert files == ["card.json", "games.npz", "report.json", "report.md", "report.png"]
     saved = json.loads((tmp_path / "card" / "report.json").read_text())
     assert (
         saved["protocol"] == 1 and saved["package"]["fruit_envs"] and saved["environments"][GAME] == "cherry_picking_v0"

@@ -360,6 +360,7 @@ print("outcome", info["outcome"], "version", fruit_envs.__version__)
     assert "aggregate normalised score" in wheel_venv.run(*bench, "--out", "bench").stdout
     assert sorted(p.name for p in (wheel_venv.work / "bench").iterdir()) == [
         "card.json",
+        "games.npz",
         "report.json",
         "report.md",
         "report.png",
