@@ -106,15 +106,37 @@ def replay_source(card: dict, folder: Path, proto: Protocol, policy: Any = None)
                 f"{digest[:12]} (another model or source than the card's games came from)"
             )
         return source
-    source = card_source(card, folder, proto)
+    source = card_source(card, folder, proto) or own_factory(card, proto)
     if source is None:
         digest = stated.get("sha256")
         raise BenchmarkError(
-            f"the card's policy {stated['label'][:200]!r} is not a shipped agent or protocol reference, and no "
-            f"model.json of its hash ({digest[:12] if digest else 'the card names none'}) is in the card's folder: "
-            "give it with --policy (a model or factory you trust)"
+            f"the card's policy {stated['label'][:200]!r} is not a shipped agent or protocol reference, no "
+            f"model.json of its hash ({digest[:12] if digest else 'the card names none'}) is in the card's folder, "
+            "and it is not a module:make whose module is in this folder with that hash: run verify in the folder "
+            "that holds your module (as the benchmark ran), or give the policy with --policy (a model or factory "
+            "you trust)"
         )
     return source
+
+
+def own_factory(card: dict, proto: Protocol) -> PolicySource | None:
+    """A card's `module:make` whose module's file lies in the current folder (yours: where you run verify, as the
+    benchmark found it) with the card's policy hash, built as the benchmark built it; None otherwise. Never a
+    path the card names, never a module outside this folder, and nothing is imported before the hash matches."""
+    from fruit_envs.benchmarks.benchmark.policies import _DOTTED, module_file
+
+    stated = card["policy"]
+    label, digest = stated["label"], stated.get("sha256")
+    target, _, attr = label.rpartition(":")
+    if not isinstance(digest, str) or not _DOTTED.fullmatch(target) or not _DOTTED.fullmatch(attr):
+        return None
+    found = module_file(target)
+    here = Path.cwd().resolve()
+    if found is None or here not in Path(found).resolve().parents:
+        return None
+    if hashlib.sha256(Path(found).read_bytes()).hexdigest() != digest:
+        return None
+    return resolve_policy(label, proto)
 
 
 def known_privileged(card: dict, folder: Path, proto: Protocol) -> bool | None:
