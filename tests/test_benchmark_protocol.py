@@ -311,7 +311,8 @@ def test_a_faulty_policy_stops_the_run_with_the_game_saved(tmp_path, monkeypatch
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["status"] == "stopped" and report["error"] == message
     assert [c["reference"] for c in report["cells"]] == ["random"], "the finished cell is kept"
-    assert "| random | 4 |" in (tmp_path / "report.md").read_text()
+    md = (tmp_path / "report.md").read_text()
+    assert "| random | 4 |" in md and "run STOPPED before the end" in md and "run conforms" not in md
     assert raised.value.report["cells"] == report["cells"]
 
     (record,) = frecord.read_records(tmp_path / "failure.jsonl")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from fruit_envs._cli import non_negative_int, positive_int, prog, writable_dir
 from fruit_envs.agents import AGENT_HELP
 from fruit_envs.benchmarks.benchmark.calibration import calibrate
 from fruit_envs.benchmarks.benchmark.cards import PUBLISHED, reference_cards
-from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError, Stopped
 from fruit_envs.benchmarks.benchmark.reports import _json_default, summary_table
 from fruit_envs.benchmarks.benchmark.run import default_out, evaluate, latest_run
 from fruit_envs.core import units
@@ -117,6 +119,20 @@ def games_main(argv: list[str]) -> int:
         return 2
     print(f"wrote {path}: {games} games, every one the card's")
     return 0
+
+
+def _stopped(stop: BaseException, args) -> str:
+    """What a stopped run says: the cells kept and where, and the command that goes on from there."""
+    if not isinstance(stop, Stopped):  # stopped outside the cells (a best response, the report): cells are kept
+        where = f" in {args.out}" if args.out is not None else " under ./results/benchmark/"
+        return f"stopped (Ctrl-C): the finished cells are kept{where}; run the same command with --resume to go on"
+    if stop.out is None:
+        return f"{stop}; run the same command with --resume to go on"
+    words = list(args.argv) + ([] if "--resume" in args.argv else ["--resume"])
+    if args.out is None:
+        words += ["--out", str(stop.out)]
+    again = shlex.join(["fruit-envs-benchmark", *words])
+    return f"{stop}; `{again}` goes on with the others (the same numbers as one run)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "only its unfinished cells are played",
     )
     args = parser.parse_args(argv)
+    args.argv = argv
     args.games_per_cell, args.games_filter = _games_arguments(parser, args)
     from fruit_envs.core.threads import limit_threads
 
@@ -306,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
             exploitability_starts=args.br_starts,
             exploitability_players=args.exploitability_players,
         )
+    except (Stopped, KeyboardInterrupt) as stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopping: a further Ctrl-C is not news
+        print(_stopped(stop, args), file=sys.stderr)
+        return 130
     except BenchmarkError as error:
         if isinstance(error, PolicyError) and error.traceback:
             print(f"the policy raised:\n{error.traceback}", file=sys.stderr, end="")

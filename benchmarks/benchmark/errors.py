@@ -24,3 +24,11 @@ class PolicyError(BenchmarkError):
     ):
         super().__init__(message)
         self.record, self.report, self.traceback = record, report, traceback
+
+
+class Stopped(BenchmarkError):
+    """The run was stopped (Ctrl-C): `kept` of `total` cells are kept in `out`, where `--resume` goes on."""
+
+    def __init__(self, kept: int, total: int, out):
+        super().__init__(f"stopped: {kept} of {total} cells kept" + (f" in {out}" if out is not None else ""))
+        self.kept, self.total, self.out = kept, total, out

@@ -54,6 +54,10 @@ def _interval(value: Any, low: Any, high: Any, digits: int = 0) -> str:
 def protocol_line(report: dict) -> str:
     envs = ", ".join(report["environments"].values())
     conform = "conforms" if report["conforms"] else "DOES NOT CONFORM (" + "; ".join(report["deviations"]) + ")"
+    if report.get("status", "complete") != "complete":  # a stopped run's cells are not the suite: never "conforms"
+        conform = f"{report['status'].upper()} before the end, so it is not a result of the suite" + (
+            "" if report["conforms"] else " (and would not conform: " + "; ".join(report["deviations"]) + ")"
+        )
     git = report["package"].get("git", {}).get("commit", "")
     return (
         f"Protocol v{report['protocol']} ({report['protocol_file']}, sha256 {report['protocol_sha256'][:12]}), "

@@ -16,7 +16,7 @@ import fruit_envs
 from fruit_envs.agents import make_agent
 from fruit_envs.benchmarks.benchmark import result_card
 from fruit_envs.benchmarks.benchmark.best_response import run_best_response
-from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError, Stopped
 from fruit_envs.benchmarks.benchmark.exploitability import (
     LBR_GAMES_PER_SEAT,
     parse_exploitability,
@@ -282,6 +282,8 @@ def evaluate(
         units.run_units(cells, runner, out, job, progress, "benchmark", on_result=lambda u, r: done.update({u.key: r}))
     except units.UnitError as error:
         raise BenchmarkError(str(error)) from None
+    except KeyboardInterrupt:
+        raise Stopped(len(done), len(cells), out) from None
     except PolicyError as error:
         _collect(report, raws, cells, done)
         report["status"], report["error"] = "stopped", str(error)
