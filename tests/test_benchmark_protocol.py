@@ -676,7 +676,8 @@ def test_each_group_says_how_much_it_moves_the_aggregate(tmp_path):
     saved = json.loads((tmp_path / "report.json").read_text())["groups"]
     assert [g["aggregate_shift"] for g in saved] == [g["aggregate_shift"] for g in groups]
     md = (tmp_path / "report.md").read_text()
-    assert f"= {worst['aggregate_contribution']:.1f}; moves it by {worst['aggregate_shift']:+.1f}" in md
+    shift = f"with it the aggregate is {worst['aggregate_shift']:+.1f} from the other groups' mean"
+    assert f"= {worst['aggregate_contribution']:.1f}; {shift}" in md
 
 
 def test_a_stalling_policy_is_warned_about_on_every_output(tmp_path, monkeypatch, capsys):
@@ -811,3 +812,13 @@ def test_the_benchmark_is_a_package_of_small_modules_with_every_name_re_exported
         [sys.executable, "-m", "fruit_envs.benchmarks.benchmark", "--help"], capture_output=True, text=True, cwd=ROOT
     )
     assert shown.returncode == 0 and bm.__doc__.splitlines()[0] in shown.stdout, shown.stderr
+
+
+def test_the_terminal_names_pinned_references_with_their_version():
+    """The PPO baseline a protocol plays is pinned (`ppo-baseline@1`): the terminal says so, so a policy named
+    `ppo-baseline` (the one shipped now) is not read as playing itself."""
+    from fruit_envs.benchmarks.benchmark.reports import reference_shown
+
+    assert reference_shown({"reference": "ppo-baseline", "reference_agent": "ppo-baseline@1"}) == "ppo-baseline@1"
+    assert reference_shown({"reference": "search", "reference_agent": "search:rollouts=32"}) == "search"
+    assert reference_shown({"reference": "greedy", "reference_agent": "greedy"}) == "greedy"

@@ -117,6 +117,7 @@ def test_the_table_ranks_entries_deterministically_with_privileged_ones_apart(li
     assert by_policy["reference:random"] < by_policy["reference:greedy"] < by_policy["reference:ppo-baseline"]
     text = lb.leaderboard_markdown(data)
     assert "| date (claimed) | compute (claimed) | code (claimed) |" in text
+    assert text.count("**Joint rating**") == 1 and "random *reference* pinned at 0" in text  # explained once
     assert ("(privileged" in text) == (not all(item["privileged_checked"] for item in listed))  # claimed: said so
     assert text.index("### Policies that see only their seat") < text.index("### Privileged: reads the true state")
     assert text.index("### Privileged") > text.index("reference:ppo-baseline") and "### Partial entries" in text

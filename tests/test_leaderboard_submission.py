@@ -45,7 +45,7 @@ def test_a_factory_entry_goes_through_the_submission_path(tmp_path, monkeypatch,
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the same card elsewhere: its module is not this folder's, so it is not imported
     assert cli.main(["verify", str(mine / "results" / "mine"), "--sample", "2"]) == 2
-    assert "run verify in the folder that holds your module" in capsys.readouterr().err
+    assert "or run verify in the folder that holds your module" in capsys.readouterr().err
 
     board = tmp_path / "leaderboard"
     shutil.copytree(ROOT / "leaderboard" / "protocol_v1", board)

@@ -120,7 +120,8 @@ def test_every_seat_at_three_players_is_rated_on_deals_not_used_to_choose_its_st
     assert rc.load_card(out)["exploitability"] == bound
     text = (out / "report.md").read_text()
     assert "## Exploitability: trained best response per seat" in text and "(scratch, baseline, candidate" in text
-    assert "trained best response in cherry_picking 3p: gains seat 0" in bm.summary_table(report)
+    summary = bm.summary_table(report)
+    assert "exploitability (trained best response)" in summary and "  cherry_picking 3p: gains seat 0" in summary
 
 
 def test_best_response_alone_keeps_its_report_and_both_run_together():

@@ -61,6 +61,7 @@ from fruit_envs.benchmarks.benchmark.card_policy import (
     folder_model,
     is_search,
     known_privileged,
+    own_factory,
     play_again,
     reference_ok,
     replay_source,
@@ -78,7 +79,7 @@ from fruit_envs.benchmarks.benchmark.cards import (
     reference_cards,
 )
 from fruit_envs.benchmarks.benchmark.cli import CARD_ERRORS, games_main, main, verify_main
-from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError
+from fruit_envs.benchmarks.benchmark.errors import BenchmarkError, PolicyError, Stopped
 from fruit_envs.benchmarks.benchmark.exact import MAX_CELLS, MAX_NODES, analysis_position, exact_best_response
 from fruit_envs.benchmarks.benchmark.exploitability import (
     FILTER_SIZE,
@@ -165,6 +166,7 @@ from fruit_envs.benchmarks.benchmark.reports import (
     markdown,
     picture,
     protocol_line,
+    reference_shown,
     report_figure,
     report_warnings,
     summary_table,
@@ -410,4 +412,7 @@ __all__ = [
     "verify_summary",
     "write_card",
     "write_report",
+    "own_factory",
+    "reference_shown",
+    "Stopped",
 ]

@@ -110,11 +110,10 @@ def replay_source(card: dict, folder: Path, proto: Protocol, policy: Any = None)
     if source is None:
         digest = stated.get("sha256")
         raise BenchmarkError(
-            f"the card's policy {stated['label'][:200]!r} is not a shipped agent or protocol reference, no "
-            f"model.json of its hash ({digest[:12] if digest else 'the card names none'}) is in the card's folder, "
-            "and it is not a module:make whose module is in this folder with that hash: run verify in the folder "
-            "that holds your module (as the benchmark ran), or give the policy with --policy (a model or factory "
-            "you trust)"
+            f"the card's policy {stated['label'][:200]!r} is not a shipped agent or protocol reference, and no "
+            f"model.json of its hash ({digest[:12] if digest else 'the card names none'}) is in the card's folder: "
+            "give it with --policy (a model or factory you trust), or run verify in the folder that holds your "
+            "module (a module:make whose file has the card's hash is found there, as the benchmark found it)"
         )
     return source
 

@@ -252,7 +252,16 @@ def leaderboard_markdown(data: dict) -> str:
     if data["references"]:
         fitted = sorted(data["references"].items())
         refs = ", ".join(f"{name} {v['rating']:.0f} [{v['low']:.0f}, {v['high']:.0f}]" for name, v in fitted)
-        out += [f"The references in the joint fit (random = 0): {text(refs)}.", ""]
+        out += [
+            "**Joint rating**: one Bradley-Terry fit (Elo scale) of every card's games at once, entries and the "
+            "protocol's references together, with the random *reference* pinned at 0 as in the protocol. Each entry "
+            "is rated from its own games, so random's card lands near 0 but not at it (it is an entry like any "
+            "other, rated from a sample of games), and adding an entry refits everyone, moving the others by a few "
+            "points. A card's aggregate (normalised: random 0, search 100, from its own games against the anchors "
+            "the protocol publishes) is its own and never moves. The references in this fit: "
+            f"{text(refs)}.",
+            "",
+        ]
     return "\n".join(out)
 
 

@@ -77,7 +77,11 @@ def _part(group: dict) -> str:
     """A group's part in the aggregate: its weight, contribution and how far it moves the aggregate."""
     if group.get("aggregate_contribution") is None:
         return "not in it"
-    moves = "" if group["aggregate_shift"] is None else f"; moves it by {group['aggregate_shift']:+.1f}"
+    moves = (
+        ""
+        if group["aggregate_shift"] is None
+        else f"; with it the aggregate is {group['aggregate_shift']:+.1f} from the other groups' mean"
+    )
     return f"{group['aggregate_weight']:.2f} x {group['normalised']:.1f} = {group['aggregate_contribution']:.1f}{moves}"
 
 
@@ -232,6 +236,13 @@ def _by_group(cells: list[dict]) -> dict[tuple[str, int], list[dict]]:
     return groups
 
 
+def reference_shown(cell: dict) -> str:
+    """A cell's reference as the terminal names it: with its pinned version where the protocol plays one
+    (`ppo-baseline@1`, not the shipped `ppo-baseline` a policy may also be)."""
+    name, agent = cell["reference"], cell.get("reference_agent") or ""
+    return agent if agent.startswith(f"{name}@") else name
+
+
 def summary_table(report: dict) -> str:
     """The terminal's closing table: one line per cell, then the ratings and the aggregate."""
     rows = [("game", "players", "reference", "win share (95% CI)", "margin", "rank", "truncated")]
@@ -243,7 +254,7 @@ def summary_table(report: dict) -> str:
                 (
                     c["game"],
                     str(c["players"]),
-                    c["reference"],
+                    reference_shown(c),
                     _share(c),
                     _num(c["mean_margin"]),
                     _num(c["mean_rank"], 2),
@@ -274,14 +285,20 @@ def summary_table(report: dict) -> str:
         text.append(f"best response in {b['game']} ({b['steps']} steps): win share {_share(b)}")
     bound = report.get("exploitability") or {}
     method = {"lbr": "local best response", "br": "trained best response"}.get(bound.get("method"))
+    if method and bound.get("groups"):
+        text.append(
+            f"exploitability ({method}): each seat's gain is what a response in that seat wins over the policy's "
+            "own value there, in outcomes (+1 win, -1 loss: at most 2 per seat); their sum is a lower bound on "
+            "NashConv (0: nothing found; at most 2 x players)"
+        )
     for g in bound.get("groups", []) if method else []:
         seats = ", ".join(
             f"seat {r['seat']} {r['gain']:+.2f}" + (f" ({r['start']})" if r.get("start") else "") for r in g["seats"]
         )
-        meaning = "a lower bound on NashConv, outcome utility" if g["sum"] > 0 else "found nothing: the bound is 0"
+        meaning = "" if g["sum"] > 0 else " (found nothing: the bound is 0)"
         text.append(
-            f"{method} in {g['game']} {g['players']}p: gains {seats}; "
-            f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)} ({meaning})"
+            f"  {g['game']} {g['players']}p: gains {seats}; "
+            f"sum {_interval(g['sum'], g['sum_low'], g['sum_high'], 2)}{meaning}"
         )
     text.append(protocol_line(report))
     return "\n".join(text)
