@@ -10,6 +10,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -165,3 +166,18 @@ def test_dev_has_the_release_job():
     dev = (ROOT / "dev").read_text()
     assert "./dev release X.Y.Z" in dev and "python -m fruit_envs._release" in dev
     assert "./dev release" in (ROOT / "docs" / "install.md").read_text()
+
+
+def test_dev_setup_says_each_step_and_how_long_it_took():
+    """`./dev setup` is not silent for minutes: each step is announced and timed, the kernels' compile included
+    (set up already, as here, only the compile runs: seconds)."""
+    venv = ROOT / ".venv"
+    if not (venv / ".fruit_envs-installed").is_file() or Path(sys.prefix).resolve() != venv.resolve():
+        pytest.skip("runs where ./dev set this environment up (.venv)")
+    done = subprocess.run(["bash", str(ROOT / "dev"), "setup"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "compiling the rules' and agents' kernels (numba; about a minute the first time) ..." in done.stderr
+    assert re.search(r"^    done in \d+ s$", done.stderr, flags=re.M), done.stderr
+    dev = (ROOT / "dev").read_text()
+    for step in ("upgrading pip", "installing a CPU build of torch", "installing this project and its extras"):
+        assert f'step "{step}' in dev  # the steps of a first set-up are announced the same way
