@@ -601,3 +601,155 @@ def test_an_agent_whose_scores_mean_something_else_still_plays():
     spec = get_spec("cherry_picking")
     state = spec.rules.init(spec.make_config(2), frng.keys_from_seed(0, 1))
     assert explain(Odd(), state, 0) is None
+
+
+# --- the replay list, what a seat was told, hot seat, the viewer's speed ----------------------------------------
+
+
+def recorded(path: Path, game: str, players: int, labels: list[str] | None = None, seed: int = 1) -> Path:
+    """One game of `game` with greedy in every seat, recorded to `path` with the seats labelled `labels`."""
+    from fruit_envs.agents import make_agent
+    from fruit_envs.agents.arena import play_games
+
+    spec = get_spec(game)
+    config = spec.make_config(players)
+    agents = [make_agent("greedy", spec, config)] * players
+    play_games(spec, config, agents, np.arange(players)[None], seed=seed, record_to=path, labels=labels)
+    return path
+
+
+def played_through(client: TestClient, path: str, pick=lambda legal: legal[0]) -> dict:
+    """Play a seat's game to its end through the API (its agents asked to move); its last snapshot."""
+    shown = client.get(path).json()
+    for _ in range(5000):
+        if shown["done"]:
+            return shown
+        if shown["waiting_for_agent"]:
+            shown = client.post(path + "/advance", json={}).json()
+        else:
+            shown = client.post(path + "/move", json={"action": pick(shown["legal"])["action"]}).json()
+    raise AssertionError("the game did not end")
+
+
+def test_games_finished_here_are_listed_in_the_viewer_numbered_in_the_order_they_ended(records):
+    client = local(create_app([records]))
+    for seed in (1, 2):
+        made = started(client, "cherry_picking", 2, ["human", "greedy"], seed=seed)
+        played_through(client, seat_path(made["seats"][0]["url"]))
+    listed = client.get("/api/replays").json()["replays"]
+    assert [(r["source"], r["index"]) for r in listed] == [
+        ("games.jsonl", 0), ("games.jsonl", 1), ("played here", 1), ("played here", 2),
+    ]  # fmt: skip
+    assert listed[2]["labels"] == ["human", "greedy"] and listed[2]["outcome"]["scores"]
+    assert client.get(f"/api/replays/{listed[3]['id']}/frame?step=1&seat=0").status_code == 200
+
+
+def test_the_replay_list_says_plainly_when_it_is_empty_then_lists_a_game_finished_here(page):
+    """No broken picture and no empty select: a sentence saying how to get a replay; once a game ends here it
+    is listed and opens."""
+    import httpx
+
+    page, problems = page
+    with serving(create_app()) as url:
+        page.goto(url + "/replay")
+        page.wait_for_selector("#empty", state="visible")
+        assert "No games to replay yet" in page.text_content("#empty")
+        assert page.locator("img:visible").count() == 0 and page.locator("select:visible").count() == 0
+        made = httpx.post(
+            f"{url}/api/games", json={"game": "cherry_picking", "players": 2, "seats": ["human", "greedy"]}
+        )
+        with httpx.Client(base_url=url) as client:
+            played_through(client, seat_path(made.json()["seats"][0]["url"]))
+        page.reload()
+        page.wait_for_selector("#stepinfo:has-text('step 0 of')")
+        assert page.is_hidden("#empty") and page.locator("#which optgroup").get_attribute("label") == (
+            "games finished here"
+        )
+        assert "#1 Cherry Picking: human v greedy" in page.text_content("#which")
+        page.wait_for_function(
+            "document.querySelector('#picture').complete && document.querySelector('#picture').naturalWidth > 0"
+        )
+    assert not problems, "\n".join(problems)
+
+
+def test_the_viewers_selects_fit_their_options_with_long_labels(page, tmp_path):
+    """Game, View and the seat to play on as: every option's text fits its select, within the page's side."""
+    labels = ["search:rollouts=4,depth=2", "ppo-baseline-sample", "greedy"]
+    path = recorded(tmp_path / "long_labels.jsonl", "cherry_picking", 3, labels=labels)
+    page, problems = page
+    with serving(create_app([path])) as url:
+        page.goto(url + "/replay")
+        page.wait_for_selector("#stepinfo:has-text('step 0 of')")
+        assert "seat 1 (ppo-baseline-sample): what it knew" in page.text_content("#perspective")
+        cut = page.evaluate(
+            """() => {
+              const measure = document.createElement('canvas').getContext('2d'), cut = [];
+              const side = document.querySelector('.side').getBoundingClientRect();
+              for (const select of document.querySelectorAll('.side label.field select')) {
+                measure.font = getComputedStyle(select).font;
+                const box = select.getBoundingClientRect(), room = select.clientWidth - 28; // the arrow's room
+                if (box.right > side.right + 0.5) cut.push(`${select.id} leaves the side`);
+                for (const option of select.options) {
+                  if (measure.measureText(option.text).width > room) cut.push(`${select.id}: ${option.text}`);
+                }
+              }
+              return cut;
+            }"""
+        )
+        assert not cut, cut
+    assert not problems, "\n".join(problems)
+
+
+PREFETCH = 6  # steps the viewer loads ahead (web.js)
+PLAY_UNTIL = """(n) => new Promise((resolve) => {
+  const info = document.querySelector('#stepinfo'), began = performance.now();  // no polling: it would slow the page
+  new MutationObserver((_, observer) => {
+    if (Number(info.textContent.split(' ')[1]) >= n) { observer.disconnect(); resolve(performance.now() - began); }
+  }).observe(info, { childList: true, characterData: true, subtree: true });
+  document.querySelector('#playpause').click();
+})"""
+REPLAY_SPEED = SCREENSHOTS.parent / "_measured" / "web_replay_speed.json"  # measured, for the tutorial's table
+SPEED_GAMES = [("cherry_picking", 3), ("fruit_picking", 2), ("quickity_pickity", 3), ("juicy_fruits", 2)]
+SPEED_GAMES += [("juicy_fruits_solo", 1)]
+
+
+@pytest.mark.parametrize("game,players", SPEED_GAMES, ids=[g for g, _ in SPEED_GAMES])
+def test_the_viewer_plays_with_the_next_steps_loaded_ahead(page, tmp_path, game, players):
+    """Played at the fastest speed and paused, the viewer has asked for the next steps' frames and pictures
+    already; stepping on to them asks the server for nothing again. The steps per second it played at are
+    measured (not asserted: they depend on the machine) and written beside the screenshots."""
+    import os
+
+    path = recorded(tmp_path / f"{game}.jsonl", game, players)
+    page, problems = page
+    asked: list[tuple[str, int]] = []  # (frame or picture.png, step) of each request for a step
+
+    def ask(request) -> None:
+        if "/api/replays/" in request.url and "step=" in request.url:
+            kind, query = request.url.rsplit("/", 1)[1].split("?")
+            asked.append((kind, int(query.split("step=")[1].split("&")[0])))
+
+    page.on("request", ask)
+    with serving(create_app([path])) as url:
+        page.goto(url + "/replay")
+        page.wait_for_selector("#stepinfo:has-text('step 0 of')")
+        page.select_option("#speed", "0")
+        played = 40
+        took = page.evaluate(PLAY_UNTIL, played) / 1000
+        page.click("#playpause")
+        page.wait_for_timeout(300)  # a step on its way is shown, then it rests
+        step = int(page.text_content("#stepinfo").split(" ")[1])
+        for kind in ("frame", "picture.png"):
+            assert {(kind, t) for t in range(step + 1, step + PREFETCH + 1)} <= set(asked), kind
+        for t in range(step + 1, step + PREFETCH + 1):
+            page.keyboard.press("ArrowRight")
+            page.wait_for_selector(f"#stepinfo:has-text('step {t} of')")
+        again = [a for a in asked if a[1] <= step + PREFETCH]
+        assert len(again) == len(set(again)), "a step loaded ahead was asked for twice"
+    assert not problems, "\n".join(problems)
+    measured = json.loads(REPLAY_SPEED.read_text()) if REPLAY_SPEED.exists() else {}
+    load = os.getloadavg()[0]
+    measured[game] = {"players": players, "steps_per_s": round(played / took, 1), "load_1min": round(load, 2)}
+    REPLAY_SPEED.parent.mkdir(parents=True, exist_ok=True)
+    REPLAY_SPEED.write_text(json.dumps(measured, indent=1) + "\n")
+    print(f"{game}: {played / took:.1f} steps/s at full speed (load {load:.2f} on {os.cpu_count()} cores)")

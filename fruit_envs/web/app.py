@@ -5,7 +5,8 @@
     POST /api/games                 start a game: {game, players, seed, options, seats: ["human", "greedy", ...]}
     GET  /api/games/{id}/{token}    that seat's snapshot      GET  .../picture.png             its picture
     POST /api/games/{id}/{token}/move {action}                POST .../advance                 an agent's move
-    GET  /api/games/{id}/{token}/record.jsonl (once over)     GET  /api/replays, /api/replays/{id}
+    GET  /api/games/{id}/{token}/record.jsonl (once over)     GET  /api/replays (files' games, games ended here)
+    GET  /api/replays/{id}          one replay's summary
     GET  /api/replays/{id}/frame?step=&seat=                  GET  /api/replays/{id}/picture.png?step=&seat=
     POST /api/replays/{id}/branch {step, seat}: play on from that step in that seat against the recorded agents
 
@@ -180,7 +181,7 @@ def create_app(
         return JSONResponse({"replay": game.replay_id})
 
     async def replay_list(request: Request) -> Response:
-        return JSONResponse({"replays": [e.summary() for e in replays.all() if e.source != "played here"]})
+        return JSONResponse({"replays": [e.summary() for e in replays.all()]})  # the files' games, those played here
 
     async def replay_one(request: Request) -> Response:
         return JSONResponse(replays.get(request.path_params["replay"]).summary())

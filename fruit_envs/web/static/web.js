@@ -6,7 +6,8 @@ const $ = (id) => document.getElementById(id);
 // an agent's move shows after this pause (`?delay=MS` on a seat's link changes it)
 const AGENT_DELAY_MS = Number(new URLSearchParams(location.search).get("delay") ?? 600);
 const POLL_MS = 1000; // a seat's page asks for news this often while others decide
-const PREFETCH = 4; // the viewer asks for the next steps' pictures ahead, so stepping and playing do not wait
+const PREFETCH = 6; // the viewer loads the next steps (frame and picture) ahead, so stepping and playing do not wait
+const SELECT_ARROW_PX = 28; // of a select's width, what its arrow and padding take from the option's text
 
 async function api(path, body) {
   const options = body === undefined ? {} : {
@@ -200,36 +201,88 @@ async function playPage() {
 
 // --- the replay viewer ---------------------------------------------------------------------------
 
+function cut(label, n) {
+  return label.length > n ? `${label.slice(0, n - 1)}…` : label;
+}
+
+function fitted(select, make) {
+  // the longest of make(n) (its agents' labels cut to n characters) that fits the select's width
+  const measure = (fitted.context ??= document.createElement("canvas").getContext("2d"));
+  measure.font = getComputedStyle(select).font;
+  const room = select.clientWidth - SELECT_ARROW_PX;
+  for (let n = 40; n > 4; n--) if (measure.measureText(make(n)).width <= room) return make(n);
+  return make(4);
+}
+
+function fittedOption(select, make, value, title) {
+  // in full in its tooltip; `refit` fits it again when the select's width changes
+  return Object.assign(new Option(fitted(select, make), value), { title, make });
+}
+
+function refit(...selects) {
+  for (const select of selects) for (const option of select.options) if (option.make) option.text = fitted(select, option.make);
+}
+
 async function replayPage() {
-  let entry = null, step = 0, playing = null;
+  let entry = null, step = 0, playing = false, plays = 0, timer = null;
+  const loaded = new Map(); // "step:seat" -> the promise of that step's frame and decoded picture
   const seat = () => $("perspective").value;
 
   async function open(id) {
     entry = await api(`/api/replays/${encodeURIComponent(id)}`);
+    loaded.clear();
     location.hash = id;
     $("title").textContent = `Replay: ${entry.name}, ${entry.players} players (${entry.source}, game ${entry.index})`;
-    $("perspective").replaceChildren(new Option("referee (everything)", "referee"),
-      ...entry.labels.map((l, k) => new Option(`seat ${k} (${l}): what it knew`, String(k))));
-    $("takeover").replaceChildren(...entry.labels.map((l, k) => new Option(`seat ${k} (${l})`, String(k))));
+    $("perspective").replaceChildren(new Option("referee: everything", "referee"),
+      ...entry.labels.map((l, k) => fittedOption($("perspective"), (n) => `seat ${k} (${cut(l, n)}): what it knew`,
+        String(k), `seat ${k} (${l}): the table and captions as it knew them`)));
+    $("takeover").replaceChildren(...entry.labels.map((l, k) =>
+      fittedOption($("takeover"), (n) => `seat ${k} (${cut(l, n)})`, String(k), `seat ${k} (${l})`)));
     $("slider").max = String(entry.steps);
     await go(0);
+    refit($("which"), $("perspective"), $("takeover")); // the table drawn, the side has its width
+  }
+
+  function load(t, view) {
+    // a step's frame (caption, text, reasons) and its picture, decoded, asked for once
+    const key = `${t}:${view}`;
+    if (!loaded.has(key)) {
+      const query = `step=${t}&seat=${view}`;
+      const url = `/api/replays/${entry.id}/picture.png?${query}`;
+      const picture = new Image();
+      picture.src = url;
+      const both = Promise.all([api(`/api/replays/${entry.id}/frame?${query}`), picture.decode()]);
+      const ready = both.then(([frame]) => ({ frame, url, picture }));
+      ready.catch(() => loaded.delete(key)); // asked again next time
+      loaded.set(key, ready);
+    }
+    return loaded.get(key);
+  }
+
+  function ahead(t, view) {
+    for (let next = t + 1; next <= Math.min(entry.steps, t + PREFETCH); next++) load(next, view).catch(() => {});
+    for (const key of loaded.keys()) { // keep the steps near this one
+      const [s, v] = key.split(":");
+      if (v !== view || Number(s) < t - PREFETCH || Number(s) > t + PREFETCH) loaded.delete(key);
+    }
   }
 
   async function go(t) {
     if (!entry) return;
     step = Math.max(0, Math.min(entry.steps, t));
     $("slider").value = String(step);
-    const query = `step=${step}&seat=${seat()}`;
+    const wanted = step, view = seat();
+    const shown = load(wanted, view);
+    ahead(wanted, view);
     try {
-      const frame = await api(`/api/replays/${entry.id}/frame?${query}`);
-      $("picture").src = `/api/replays/${entry.id}/picture.png?${query}`;
+      const { frame, url } = await shown;
+      if (wanted !== step || view !== seat()) return; // overtaken by another step or view
+      $("picture").src = url; // decoded already: shown at once
+      $("picture").hidden = false;
       $("text").textContent = frame.text;
       $("caption").replaceChildren(...frame.caption.map((l) => Object.assign(document.createElement("li"), { textContent: l })));
       $("stepinfo").textContent = `step ${step} of ${entry.steps}`;
       drawDecision(frame.decision);
-      for (let ahead = 1; ahead <= PREFETCH && step + ahead <= entry.steps; ahead++) {
-        new Image().src = `/api/replays/${entry.id}/picture.png?step=${step + ahead}&seat=${seat()}`; // cached
-      }
       showError(null);
     } catch (error) { showError(error); }
   }
@@ -259,14 +312,24 @@ async function replayPage() {
   }
 
   function play(on) {
-    clearInterval(playing);
-    playing = null;
+    // each step waits its turn (the speed's pause; fastest: the next frame the browser paints) and for its frame
+    // and picture, the next ones loading meanwhile
+    clearTimeout(timer);
+    const run = ++plays; // a loop left over from an earlier play stops at its next step
+    playing = on;
     $("playpause").textContent = on ? "pause" : "play";
     if (!on) return;
-    playing = setInterval(() => {
+    async function next() {
+      if (run !== plays) return;
       if (step >= entry.steps) { play(false); return; }
-      go(step + 1);
-    }, Number($("speed").value));
+      const began = performance.now();
+      await go(step + 1);
+      if (run !== plays) return;
+      const rest = Number($("speed").value) - (performance.now() - began);
+      if (rest > 0) timer = setTimeout(next, rest);
+      else requestAnimationFrame(next);
+    }
+    requestAnimationFrame(next);
   }
 
   $("branch").addEventListener("click", async () => {
@@ -284,24 +347,35 @@ async function replayPage() {
   $("slider").addEventListener("input", () => go(Number($("slider").value)));
   $("perspective").addEventListener("change", () => go(step));
   $("which").addEventListener("change", () => open($("which").value));
+  addEventListener("resize", () => refit($("which"), $("perspective"), $("takeover")));
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "SELECT" || event.target.tagName === "INPUT") return;
+    if (!entry || event.target.tagName === "SELECT" || event.target.tagName === "INPUT") return;
     if (event.key === "ArrowLeft") go(step - 1);
     else if (event.key === "ArrowRight") go(step + 1);
     else if (event.key === " ") { play(!playing); event.preventDefault(); }
   });
 
   const { replays } = await api("/api/replays");
-  for (const r of replays) $("which").append(new Option(`${r.source} #${r.index}: ${r.name}, ${r.labels.join(" v ")}`, r.id));
   const wanted = location.hash.slice(1);
+  if (!replays.length && !wanted) { $("empty").hidden = false; return; }
+  $("viewer").hidden = false; // laid out, so the options are fitted to the selects' widths
+  const groups = new Map(); // one group per record file, and one for the games played here
+  for (const r of replays) {
+    if (!groups.has(r.source)) {
+      const group = document.createElement("optgroup");
+      group.label = r.source === "played here" ? "games finished here" : r.source;
+      groups.set(r.source, group);
+    }
+    groups.get(r.source).append(fittedOption($("which"), (n) => `#${r.index} ${r.name}: ${r.labels.map((l) => cut(l, n)).join(" v ")}`,
+      r.id, `${r.source} #${r.index}: ${r.name}, ${r.labels.join(" v ")}`));
+  }
+  $("which").replaceChildren(...groups.values());
   if (wanted) {
     if (![...$("which").options].some((o) => o.value === wanted)) $("which").append(new Option("this game", wanted));
     $("which").value = wanted;
     await open(wanted);
-  } else if (replays.length) {
-    await open(replays[0].id);
   } else {
-    showError("no replays: start the app with record files (fruit-envs-web games.jsonl), or finish a game here");
+    await open(replays[0].id);
   }
 }
 
