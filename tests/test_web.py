@@ -21,6 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from fruit_envs.core import picture as fpicture  # noqa: E402
 from fruit_envs.core import record as frecord  # noqa: E402
 from fruit_envs.core import rng as frng  # noqa: E402
+from fruit_envs.core.rules_api import action_names  # noqa: E402
 from fruit_envs.core.spec import get_spec  # noqa: E402
 from fruit_envs.web.app import create_app  # noqa: E402
 from fruit_envs.web.sessions import Games, WebError, WebGame  # noqa: E402
@@ -672,6 +673,96 @@ def test_the_replay_list_says_plainly_when_it_is_empty_then_lists_a_game_finishe
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("game", ["cherry_picking", "quickity_pickity"])
+def test_a_choice_hidden_until_the_reveal_is_told_as_revealed_in_every_seat(game):
+    """A seat is told "has chosen (hidden until the reveal)" for another seat's simultaneous choice; once the
+    round's last choice reveals it, the same line tells the choice. Played to the end, no hidden line is left."""
+    from fruit_envs.replay import move_line
+
+    web = WebGame.start(game, 3, ["human", "greedy", "greedy"], 5)
+    gen = np.random.default_rng(1)
+    revealed = 0
+    while not web.done:
+        if not web.advance():
+            web.move(0, int(gen.choice(np.flatnonzero(web.spec.rules.legal_mask(web.state, 0)[0]))))
+        replay = web.replay()
+        for seat in range(3):
+            numbered = [line for line in web.told(seat) if line[0].isdigit()]
+            hidden = [int(line.split(".")[0]) for line in numbered if "has chosen (hidden" in line]
+            shown = [int(line.split(".")[0]) for line in numbered if "has chosen (hidden" not in line]
+            assert all(h > s for h in hidden for s in shown if web.seats[s - 1] == web.seats[h - 1]), (seat, hidden)
+            for line in numbered:
+                if line.endswith(" — revealed"):
+                    t = int(line.split(".")[0])
+                    assert line == f"{t}. {move_line(replay, t - 1)} — revealed"
+                    revealed += 1
+    assert revealed and not any("has chosen (hidden" in line for seat in range(3) for line in web.told(seat))
+
+
+@pytest.mark.parametrize("game", ["cherry_picking", "quickity_pickity"])
+def test_the_seat_page_tells_a_hidden_choice_as_revealed_after_the_reveal(page, game):
+    """In Chromium: the person in seat 1 (greedy chooses first in seat 0) sees "has chosen" before choosing,
+    and after the reveal the same line names greedy's choice, as the game recorded it."""
+    page, problems = page
+    app = create_app()
+    with serving(app) as url:
+        import httpx
+
+        made = httpx.post(f"{url}/api/games", json={"game": game, "players": 2, "seats": ["greedy", "human"]}).json()
+        web = app.state.games.get(made["id"])
+        names = action_names(web.spec, web.config)
+        page.goto(url + made["seats"][0]["url"] + "?delay=0")
+        for _ in range(3):  # three decisions of the person, each after greedy's hidden one
+            page.wait_for_selector("#actions button")
+            hidden = page.locator("#told li", has_text="has chosen (hidden until the reveal)")
+            assert hidden.count() == 1, page.text_content("#told")
+            number = int(hidden.text_content().split(".")[0])
+            page.keyboard.press("1")
+            line = page.locator("#told li", has_text=f"{number}. player_0 (greedy): ")
+            line.wait_for()
+            assert names[web.actions[number - 1]] in line.text_content() and "revealed" in line.text_content()
+            assert not page.locator("#told li", has_text=f"{number}. player_0 (greedy) has chosen").count()
+    assert not problems, "\n".join(problems)
+
+
+def test_what_you_saw_shows_whole_lines_newest_last_and_a_cue_for_those_above(page):
+    """The box holds only whole lines, scrolled to the newest at its foot; a line above it says how many earlier
+    lines are hidden above, until they are scrolled into view."""
+    import httpx
+
+    page, problems = page
+    with serving(create_app()) as url:
+        seats = ["human", "greedy"]
+        made = httpx.post(f"{url}/api/games", json={"game": "quickity_pickity", "players": 2, "seats": seats})
+        page.goto(url + made.json()["seats"][0]["url"] + "?delay=0")
+        for _ in range(60):
+            page.wait_for_selector("#actions button")
+            if page.evaluate(
+                "() => { const l = document.querySelector('#told'); return l.scrollHeight > l.clientHeight + 40; }"
+            ):
+                break
+            page.keyboard.press("1")
+            page.wait_for_timeout(20)
+        page.wait_for_selector("#actions button")
+        box = page.evaluate(
+            """() => {
+              const list = document.querySelector('#told'), items = [...list.children];
+              const top = list.scrollTop, bottom = list.scrollTop + list.clientHeight;
+              const first = items.find((li) => li.offsetTop + li.offsetHeight > top + 0.5);
+              const last = items[items.length - 1];
+              return { atBottom: bottom >= list.scrollHeight - 1, firstCut: top - first.offsetTop,
+                       lastBelow: last.offsetTop + last.offsetHeight - bottom,
+                       above: items.filter((li) => li.offsetTop < top - 0.5).length };
+            }"""
+        )
+        assert box["atBottom"] and abs(box["firstCut"]) <= 1 and box["lastBelow"] <= 1, box
+        assert box["above"] > 0 and page.is_visible("#told-more")
+        assert page.text_content("#told-more").startswith(f"▲ {box['above']} earlier line")
+        page.evaluate("() => { document.querySelector('#told').scrollTop = 0; }")
+        page.wait_for_selector("#told-more", state="hidden")
+    assert not problems, "\n".join(problems)
+
+
 def test_the_viewers_selects_fit_their_options_with_long_labels(page, tmp_path):
     """Game, View and the seat to play on as: every option's text fits its select, within the page's side."""
     labels = ["search:rollouts=4,depth=2", "ppo-baseline-sample", "greedy"]
@@ -697,6 +788,58 @@ def test_the_viewers_selects_fit_their_options_with_long_labels(page, tmp_path):
             }"""
         )
         assert not cut, cut
+    assert not problems, "\n".join(problems)
+
+
+def test_hot_seat_passes_one_screen_between_the_people_with_a_cover_page(page):
+    """Cherry Picking with two people and greedy on one page: the start page offers hot seat where two seats are
+    people; a cover page with nothing private on it comes between the people; each turn shows exactly the
+    seat's own view (its text, picture and lines as its own link would), never the other person's hand."""
+    import httpx
+
+    page, problems = page
+    app = create_app()
+    with serving(app) as url:
+        page.goto(url + "/")
+        page.select_option("#game", "cherry_picking")
+        page.select_option("#players", "3")
+        assert page.is_hidden("#hotseat-choice"), "one person: nothing to offer"
+        page.fill("input[name=seat1]", "human")
+        page.check("#hotseat")
+        page.click("#go")
+        page.wait_for_url("**/hotseat/**")
+        assert "#" not in page.url, "the seats' tokens leave the address bar"
+        (web,) = app.state.games.all()
+        hands = {k: web.snapshot(k)["view"]["seats"][f"player_{k}"]["hand"] for k in (0, 1)}
+        page.goto(page.url + "?delay=0")  # the tab keeps the tokens
+        shown, covers, turns, last = "", [], [], None
+        while len(turns) < 8:
+            page.wait_for_function("(before) => (document.body.dataset.shown || '') !== before", arg=shown)
+            shown = page.evaluate("() => document.body.dataset.shown")
+            if shown.startswith("cover:"):
+                seat = int(shown.split(":")[1])
+                assert page.is_hidden("#seat-view") and page.get_attribute("#picture", "src") is None
+                for private in ("#text", "#told", "#actions", "#result"):
+                    assert page.text_content(private) == "", private
+                assert f"Pass the device to seat {seat}" in page.text_content("#cover")
+                covers.append(seat)
+                page.keyboard.press("Enter")
+                continue
+            seat, step = (int(x) for x in shown.split(":"))
+            if seat != last:
+                assert covers and covers[-1] == seat, "a cover page between two people"
+            last = seat
+            own = httpx.get(f"{url}/api/games/{web.id}/{web.tokens[seat]}").json()
+            if own["step"] != step or not page.locator("#actions button").count():
+                continue  # moved on meanwhile, or an agent's turn shown: look again
+            assert page.text_content("#text") == own["text"]
+            assert [li.text_content() for li in page.locator("#told li").all()] == own["told"]
+            assert web.tokens[seat] in page.get_attribute("#picture", "src")
+            other = ", ".join(hands[1 - seat])
+            assert other not in page.text_content("#seat-view") and other not in own["text"]
+            turns.append(seat)
+            page.keyboard.press("1")
+        assert set(turns) == {0, 1} and len(covers) >= 3, (turns, covers)
     assert not problems, "\n".join(problems)
 
 

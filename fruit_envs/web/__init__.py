@@ -11,11 +11,12 @@ own (`ppo:PATH`, a model `.zip`, `package.module:make`, `path/to/file.py:make`) 
 opened the start link printed at launch, whose `?key=` is this launch's secret (kept as a cookie). Each
 person's seat gets its own link (one browser tab per seat): the page shows that seat's view and picture,
 exactly what the seat may know (`fruit_envs.core.picture.view`), and its legal actions by name, chosen by
-click or by keyboard (digits, or arrows and Enter). Agents move after a short visible delay. At the end:
-the scores, "save game" (the JSON-lines record `python -m fruit_envs.play --record` writes) and "watch
-the replay". The replay viewer steps through any game record the project writes (`play --record`,
-`tournament --record`, the benchmark's `failure.jsonl`, `eval_games.jsonl`) with a slider, play/pause,
-speed and arrow keys, from the referee's view or any seat's (what it knew then).
+click or by keyboard (digits, or arrows and Enter). With "hot seat", every person's seat plays on one
+page in turn, a cover page between two people. Agents move after a short visible delay. At the end: the
+scores, "save game" (the JSON-lines record `python -m fruit_envs.play --record` writes) and "watch the
+replay". The replay viewer steps through any game record the project writes (`play --record`, `tournament
+--record`, the benchmark's `failure.jsonl`, `eval_games.jsonl`) and the games finished here, with a
+slider, play/pause, speed and arrow keys, from the referee's view or any seat's (what it knew then).
 
 The server binds 127.0.0.1 unless `--host` says otherwise (then pages may seat only the shipped agents,
 whatever they hold), answers only to its own host names (`--allow-host` adds one) and takes changes only

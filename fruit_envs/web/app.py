@@ -2,6 +2,7 @@
 
     GET  /                          the start page            GET  /play/{game}/{seat token}   a seat's page
     GET  /replay                    the replay viewer         GET  /api/catalogue              games, agents
+    GET  /hotseat/{game}#0.TOKEN,1.TOKEN   every person's seat on one page (hot seat)
     POST /api/games                 start a game: {game, players, seed, options, seats: ["human", "greedy", ...]}
     GET  /api/games/{id}/{token}    that seat's snapshot      GET  .../picture.png             its picture
     POST /api/games/{id}/{token}/move {action}                POST .../advance                 an agent's move
@@ -9,6 +10,9 @@
     GET  /api/replays/{id}          one replay's summary
     GET  /api/replays/{id}/frame?step=&seat=                  GET  /api/replays/{id}/picture.png?step=&seat=
     POST /api/replays/{id}/branch {step, seat}: play on from that step in that seat against the recorded agents
+
+The hot-seat page is the seat page driving each person's seat's routes in turn, with a cover page between two
+people; the seats' tokens reach it in the address's fragment, which no request carries.
 
 A seat's routes answer only with that seat's view; a refused request is a 4xx (503 when the server is full)
 with {"error": message} and changes nothing. Every request passes `guard.Guard` first (its own host names,
@@ -222,6 +226,7 @@ def create_app(
     routes = [
         Route("/", page("index.html")),
         Route("/play/{game}/{token}", page("play.html")),
+        Route("/hotseat/{game}", page("play.html")),  # every person's seat on one screen: the seats' tokens in its #
         Route("/replay", page("replay.html")),
         Route("/api/catalogue", api_catalogue),
         Route("/api/games", start, methods=["POST"]),

@@ -2,9 +2,11 @@
 
 A `WebGame` is one game in play: a batch-of-1 state, an agent or a person in each seat, one unguessable
 token per seat (a seat's link), and per seat the lines it has been told (what it saw of each decision, as
-`fruit_envs.replay` captions it). `snapshot(seat)` is everything that seat's page receives: its `view`, its
-legal actions by name when it is to move, what it was told; `picture(seat)` draws the same view. A
-`Replays` registry holds the game records the user named, replayed once, for the replay viewer.
+`fruit_envs.replay` captions it, a choice hidden until a reveal told again as it was once revealed).
+`snapshot(seat)` is everything that seat's page receives: its `view`, its legal actions by name when it is
+to move, what it was told; `picture(seat)` draws the same view. A `Replays` registry holds the game records
+the user named and the games finished here, replayed once, for the replay viewer, with the pictures it drew
+last kept for the steps it shows again or asked for ahead.
 """
 
 from __future__ import annotations
@@ -166,7 +168,7 @@ class WebGame:
     actions: list[int] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)  # who took each action
     states: list[Any] = field(default_factory=list)  # the start, then after each action
-    heard: dict = field(default_factory=dict)  # seat (None: the referee) -> the lines it was told, latest last
+    heard: dict = field(default_factory=dict)  # seat (None: the referee) -> what it was told: `Told`s, latest last
     touched: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -274,6 +276,7 @@ class WebGame:
             "players": self.config.num_players,
             "labels": self.labels,
             "step": len(self.actions),
+            "to_move": None if self.done else self._to_move(),  # public: every seat's picture marks it
             "view": json.loads(fpicture.dumps(fpicture.view(state, 0, seat))),
             "text": fpicture.text(state, 0, seat, labels=self._others(seat)),
             "your_turn": mine,
@@ -292,8 +295,9 @@ class WebGame:
         return _png(fpicture.picture(state, 0, seat, labels=self._others(seat)))
 
     def told(self, seat: int | None) -> list[str]:
-        """What `seat` saw of the latest decisions (None: everything), oldest first."""
-        return list(self.heard.get(seat, []))
+        """What `seat` saw of the latest decisions (None: everything), oldest first; a choice hidden from it
+        when taken is told as it was once the reveal showed it."""
+        return [line for told in self.heard.get(seat, []) for line in told.lines]
 
     def _others(self, seat: int) -> list[str | None]:
         return [None if k == seat else label for k, label in enumerate(self.labels)]
@@ -339,18 +343,28 @@ class WebGame:
         return True
 
     def _apply(self, action: int, decision: dict | None = None) -> None:
-        from fruit_envs.replay import caption
+        from fruit_envs.core.narration import hidden_decision
+        from fruit_envs.replay import caption, move_line
 
+        before = self.state
+        # the round's last choice makes every choice of the round public (a reveal, a tick resolved)
+        reveals = int(self.spec.rules.acting(before)[0].sum()) <= 1
         self.decisions.append(decision)
-        state, _ = self.spec.rules.step(self.state, np.array([action]))
+        state, _ = self.spec.rules.step(before, np.array([action]))
         self.seats.append(self._to_move())
         self.actions.append(int(action))
         self.states.append(state)
-        replay = self.replay()
+        replay, t = self.replay(), len(self.actions) - 1
         for seat in [None, *range(self.config.num_players)]:  # each seat told what it saw of this decision
-            lines = self.heard.setdefault(seat, [])
-            lines.extend(caption(replay, len(self.actions), seat))
-            del lines[:-TOLD_KEPT]
+            told = self.heard.setdefault(seat, [])
+            if reveals:
+                for earlier in (e for e in told if e.hidden):
+                    earlier.lines[0] = f"{earlier.t + 1}. {move_line(replay, earlier.t)} — revealed"
+                    earlier.hidden = False
+            hidden = seat is not None and hidden_decision(before, 0, seat)
+            told.append(Told(t, caption(replay, t + 1, seat), hidden))
+            while sum(len(e.lines) for e in told) > TOLD_KEPT:
+                told.pop(0)
 
     # --- records -----------------------------------------------------------------------------------
 
@@ -368,6 +382,16 @@ class WebGame:
         rewards = np.zeros(self.config.num_players)
         outcome = frecord.outcome_of(self.state, 0) if self.done else None
         return frecord.Replay(self.record(), self.states, self.seats, rewards, outcome)
+
+
+@dataclass
+class Told:
+    """What a seat was told of decision `t` (0 = the first): its caption's lines; `hidden` while they say only
+    that another seat has chosen (the reveal then tells the choice in the first line)."""
+
+    t: int
+    lines: list[str]
+    hidden: bool = False
 
 
 def named(item: dict, seat: int, names: tuple[str, ...], recorded: bool) -> dict:

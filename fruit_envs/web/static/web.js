@@ -41,9 +41,18 @@ async function startPage() {
       input.setAttribute("list", "agents");
       input.name = `seat${k}`;
       input.value = k === 0 ? "human" : "greedy";
+      input.addEventListener("input", offerHotSeat);
       label.append(input);
       seats.append(label);
     }
+    offerHotSeat();
+  }
+  function humanSeats() {
+    return [...$("seats").querySelectorAll("input")].filter((i) => i.value.trim() === "human").length;
+  }
+  function offerHotSeat() {
+    // one screen for every person: offered where two or more seats are people
+    $("hotseat-choice").hidden = humanSeats() < 2;
   }
   function drawGame() {
     const g = current();
@@ -88,6 +97,12 @@ async function startPage() {
       });
       if (game.seats.length === 1) { location.href = game.seats[0].url; return; }
       if (game.seats.length === 0) { location.href = game.watch; return; }
+      if ($("hotseat").checked && !$("hotseat-choice").hidden) {
+        // the seats' tokens travel in the fragment, which the browser never sends to a server
+        const tokens = game.seats.map((s) => `${s.seat}.${s.url.split("/").pop()}`);
+        location.href = `/hotseat/${game.id}#${tokens.join(",")}`;
+        return;
+      }
       const list = document.createElement("ul");
       for (const s of game.seats) {
         const item = document.createElement("li");
@@ -101,40 +116,92 @@ async function startPage() {
   });
 }
 
-// --- a seat's page -------------------------------------------------------------------------------
+// --- a seat's page, or every person's seat on one screen (hot seat) --------------------------------
+
+function hotSeatTokens(gameId) {
+  // seat -> token, from the link's fragment (then kept in this tab only and taken out of the address bar)
+  const key = `fruit_envs_hotseat_${gameId}`;
+  const given = location.hash.slice(1);
+  if (given) {
+    const tokens = {};
+    for (const part of given.split(",")) {
+      const [seat, token] = part.split(".");
+      if (/^\d+$/.test(seat) && /^[A-Za-z0-9_-]+$/.test(token ?? "")) tokens[seat] = token;
+    }
+    sessionStorage.setItem(key, JSON.stringify(tokens));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const kept = JSON.parse(sessionStorage.getItem(key) ?? "null");
+  return kept && Object.keys(kept).length ? kept : null;
+}
 
 async function playPage() {
-  const [, , gameId, token] = location.pathname.split("/");
-  const base = `/api/games/${gameId}/${token}`;
-  let shown = -1, busy = false, focus = 0;
+  const [, kind, gameId, token] = location.pathname.split("/");
+  const hot = kind === "hotseat";
+  const tokens = hot ? hotSeatTokens(gameId) : null;
+  if (hot && !tokens) {
+    throw new Error("this hot-seat page has lost its seats' links (they stay with the tab that opened them): " +
+      "start the game again from the start page");
+  }
+  let current = hot ? Number(Object.keys(tokens)[0]) : null; // the seat whose view is on screen
+  const base = () => `/api/games/${gameId}/${hot ? tokens[current] : token}`;
+  let shown = -1, busy = false, focus = 0, covered = false, generation = 0;
+  $("told").addEventListener("scroll", markEarlier);
 
   function draw(s) {
     if (s.step < shown) return; // an answer overtaken by a later one: steps only grow
     document.title = `${s.name}: seat ${s.seat}`;
-    $("title").textContent = `${s.name} · seat ${s.seat} (${s.labels[s.seat]})`;
+    $("title").textContent = `${s.name} · ${hot ? "hot seat · now " : ""}seat ${s.seat} (${s.labels[s.seat]})`;
     if (s.step !== shown) {
       // with no pause between agents' moves, the table is drawn when the person is next asked
-      if (AGENT_DELAY_MS > 0 || !s.waiting_for_agent) $("picture").src = `${base}/picture.png?step=${s.step}`;
+      if (AGENT_DELAY_MS > 0 || !s.waiting_for_agent || shown < 0) {
+        $("picture").src = `${base()}/picture.png?step=${s.step}`;
+        $("picture").hidden = false;
+      }
       $("text").textContent = s.text;
       $("told").replaceChildren(...s.told.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
-      $("told").scrollTop = $("told").scrollHeight;
+      fitTold();
       shown = s.step;
       drawActions(s);
+      document.body.dataset.shown = `${s.seat}:${s.step}`; // which seat's view of which step is on screen
     }
     if (s.done) {
       const o = s.outcome, scores = o.scores.map((v, k) => `seat ${k} (${s.labels[k]}) ${v}`).join(", ");
       const verdict = o.truncated ? "cut off by the engine's cap: nobody wins"
-        : o.winners.includes(s.seat) ? (o.winners.length > 1 ? "you share the win" : "you win!")
+        : !hot && o.winners.includes(s.seat) ? (o.winners.length > 1 ? "you share the win" : "you win!")
         : `seat ${o.winners.join(", ")} won`;
       $("status").textContent = "game over";
       $("result").textContent = `${verdict} · ${scores}`;
-      $("save").href = `${base}/record.jsonl`;
+      $("save").href = `${base()}/record.jsonl`;
       $("end").hidden = false;
     } else if (s.your_turn) {
       $("status").textContent = "your move: click one, or type its number (arrows and Enter work too)";
     } else {
       $("status").textContent = s.waiting_for_agent ? "an agent is deciding…" : "waiting for the other players…";
     }
+  }
+
+  function fitTold() {
+    // whole lines only, the newest at the bottom: the box is as tall as the last lines that fit in it
+    const list = $("told"), most = parseFloat(getComputedStyle(list).maxHeight);
+    list.style.height = "";
+    let height = 0;
+    for (const item of [...list.children].reverse()) {
+      const next = height + item.getBoundingClientRect().height;
+      if (next > most) break;
+      height = next;
+    }
+    if (list.scrollHeight > most) list.style.height = `${height}px`;
+    list.scrollTop = list.scrollHeight;
+    markEarlier();
+  }
+
+  function markEarlier() {
+    // a cue above the box while lines are scrolled out of sight above it
+    const list = $("told");
+    const above = [...list.children].filter((item) => item.offsetTop < list.scrollTop - 0.5).length;
+    $("told-more").textContent = `▲ ${above} earlier line${above === 1 ? "" : "s"} above: scroll up`;
+    $("told-more").classList.toggle("showing", above > 0);
   }
 
   function drawActions(s) {
@@ -151,11 +218,56 @@ async function playPage() {
     if (s.legal.length) box.children[0].focus();
   }
 
+  function handOver(s) {
+    // hot seat: another person's turn covers the screen (nothing private stays on it) until they press on
+    if (!hot || s.done || s.to_move === null || s.to_move === current || !(String(s.to_move) in tokens)) return false;
+    cover(s.to_move, s);
+    return true;
+  }
+
+  function cover(seat, s) {
+    generation++; // answers asked for before now are not drawn
+    covered = true;
+    clearTimeout(timer);
+    $("picture").removeAttribute("src");
+    $("picture").hidden = true;
+    for (const id of ["text", "status", "result", "error"]) $(id).textContent = "";
+    $("told").replaceChildren();
+    $("told").style.height = "";
+    $("told-more").classList.remove("showing");
+    $("actions").replaceChildren();
+    $("end").hidden = true;
+    $("seat-view").hidden = true;
+    document.title = `${s.name}: hot seat`;
+    $("title").textContent = `${s.name} · hot seat`;
+    $("cover-text").textContent = `Pass the device to seat ${seat}: player_${seat} (${s.labels[seat]}). ` +
+      "Press continue when only they can see the screen.";
+    $("cover-go").textContent = `continue as player_${seat}`;
+    $("cover-go").dataset.seat = String(seat);
+    $("cover").hidden = false;
+    $("cover-go").focus();
+    document.body.dataset.shown = `cover:${seat}`;
+  }
+
+  $("cover-go").addEventListener("click", () => {
+    current = Number($("cover-go").dataset.seat);
+    generation++;
+    covered = false;
+    shown = -1;
+    $("cover").hidden = true;
+    $("seat-view").hidden = false;
+    tick();
+  });
+
   async function choose(action) {
-    if (busy) return;
+    if (busy || covered) return;
     busy = true;
     showError(null);
-    try { draw(await api(`${base}/move`, { action })); } catch (error) { showError(error); }
+    const asked = generation;
+    try {
+      const s = await api(`${base()}/move`, { action });
+      if (asked === generation && !handOver(s)) draw(s);
+    } catch (error) { showError(error); }
     busy = false;
     tick();
   }
@@ -174,20 +286,26 @@ async function playPage() {
 
   $("watch").addEventListener("click", async (event) => {
     event.preventDefault();
-    try { location.href = `/replay#${(await api(`${base}/replay`)).replay}`; } catch (error) { showError(error); }
+    try { location.href = `/replay#${(await api(`${base()}/replay`)).replay}`; } catch (error) { showError(error); }
   });
 
   let timer = null;
   async function tick() {
     clearTimeout(timer);
-    if (busy) return;
+    if (busy || covered) return;
+    const asked = generation;
     try {
-      let s = await api(base);
+      let s = await api(base());
+      if (asked !== generation) return;
+      if (handOver(s)) return;
       draw(s);
       if (s.done) return;
       if (s.waiting_for_agent) {
         await new Promise((r) => setTimeout(r, AGENT_DELAY_MS));
-        s = await api(`${base}/advance`, {});
+        if (asked !== generation) return;
+        s = await api(`${base()}/advance`, {});
+        if (asked !== generation) return;
+        if (handOver(s)) return;
         draw(s);
         if (s.done) return;
         timer = setTimeout(tick, 0);
@@ -195,6 +313,15 @@ async function playPage() {
       }
     } catch (error) { showError(error); }
     timer = setTimeout(tick, POLL_MS);
+  }
+
+  if (hot) {
+    // the screen starts covered: whoever sits at it first presses on as the seat to move
+    const s = await api(base());
+    if (s.done) { tick(); return; }
+    const first = String(s.to_move) in tokens ? s.to_move : current;
+    cover(first, s);
+    return;
   }
   tick();
 }
