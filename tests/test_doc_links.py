@@ -70,7 +70,7 @@ def test_every_relative_link_in_the_docs_exists():
 
 
 def test_every_file_the_docs_and_docstrings_name_exists():
-    """A path like `docs/termination.md` or `agents/baselines/x.json` in a page, docstring or comment names a
+    """A path like `docs/termination.md` or `agents/baselines/cherry_picking_2p.json` in a page, docstring or comment names a
     file of this repository (the changelog is history: it may name what was since removed)."""
     missing = []
     for path in _tracked():
