@@ -902,10 +902,6 @@ def test_the_viewer_plays_with_the_next_steps_loaded_ahead(page, tmp_path, game,
 
 # --- the pictures' bold text and winner badges (drawn by the games' picture modules) ------------------------
 
-PICTURE_FIX = (
-    "drawn by fruit_envs/core/picture.py and the games' picture.py, outside the web app: fixed there by a real "
-    "bold face (DejaVu Sans Bold, which matplotlib ships) and a seat's name fitted to the room left of its badge"
-)
 HIGHLIGHT = np.array(fpicture.HIGHLIGHT)
 
 
@@ -938,7 +934,6 @@ def badges(png: bytes) -> list[dict]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason=PICTURE_FIX)
 def test_the_winner_badge_never_covers_a_long_seat_name(page, tmp_path):
     """At the end, a winning seat's name with a long agent label and its "winner" badge do not overlap: in the
     viewer's last picture of Cherry Picking, and in the last picture of each other game with a winner."""
@@ -1005,7 +1000,6 @@ def test_the_pages_bold_text_is_a_real_bold_face(page):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(strict=True, reason=PICTURE_FIX)
 def test_the_pictures_bold_text_is_a_bold_face_not_a_smeared_stroke(tmp_path):
     """Bold words in a picture (the winner badge, the closing line) are drawn in a bold face, never thickened
     by a stroke of their own colour (a smear). Drawn in a fresh process, so no cache hides how."""

@@ -29,7 +29,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -207,14 +207,48 @@ def require_pillow():
 
 
 @cache
-def font(size: int = 14):
-    """Pillow's bundled scalable font at `size` pixels (the same on every machine)."""
+def font(size: int = 14, bold: bool = False):
+    """Pillow's bundled scalable font at `size` pixels (the same on every machine); `bold`: a real bold face,
+    DejaVu Sans Bold as matplotlib ships it (Pillow bundles no bold), None where it cannot be found."""
     from PIL import ImageFont
 
+    if bold:
+        path = bold_font_path()
+        return None if path is None else ImageFont.truetype(str(path), size)
     try:
         return ImageFont.load_default(size=size)
     except TypeError:  # Pillow < 10.1: one fixed bitmap size
         return ImageFont.load_default()
+
+
+def bold_font_path() -> Path | None:
+    """matplotlib's copy of DejaVu Sans Bold (matplotlib is a dependency: the same face on every machine), found
+    without importing matplotlib; None where it is missing."""
+    import importlib.util
+
+    found = importlib.util.find_spec("matplotlib")
+    for folder in (found.submodule_search_locations or []) if found else []:
+        path = Path(folder) / "mpl-data" / "fonts" / "ttf" / "DejaVuSans-Bold.ttf"
+        if path.is_file():
+            return path
+    return None
+
+
+@lru_cache(maxsize=8192)
+def text_mask(s: str, size: int, anchor: str, bold: bool):
+    """`s` drawn once as an 8-bit mask and where it sits from its anchor: a picture draws the same few hundred
+    strings every frame (tile names, numbers), and FreeType's rendering was most of a frame's time."""
+    from PIL import Image, ImageDraw
+
+    face = font(size, bold) if bold else font(size)
+    stroke = 1 if bold and face is None else 0  # no bold face found: thickened by a stroke, as before
+    face = face or font(size)
+    left, top, right, bottom = face.getbbox(s, anchor=anchor, stroke_width=stroke)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top), s, fill=255, font=face, anchor=anchor, stroke_width=stroke, stroke_fill=255
+    )
+    return mask, left, top
 
 
 Colour = tuple[int, int, int]
@@ -272,13 +306,21 @@ class Canvas:
         anchor: str = "la",
         bold: bool = False,
     ) -> None:
-        self.draw.text(
-            xy, s, fill=colour, font=font(size), anchor=anchor, stroke_width=1 if bold else 0, stroke_fill=colour
-        )
+        mask, left, top = text_mask(s, size, anchor, bold)
+        self.image.paste(colour, (int(round(xy[0])) + left, int(round(xy[1])) + top), mask)
 
-    def text_width(self, s: str, size: int = 14) -> int:
-        left, _, right, _ = self.draw.textbbox((0, 0), s, font=font(size))
-        return right - left
+    def text_width(self, s: str, size: int = 14, bold: bool = False) -> int:
+        return text_mask(s, size, "la", bold)[0].width
+
+    def seat_name(self, xy: tuple[float, float], title: str, right: float, winner: bool, size: int = 16, **kw) -> None:
+        """A seat's name from `xy` (its left and middle) to `right`, with a "winner" badge right-aligned at `right`
+        when `winner`: the name is fitted to the room left of the badge, so the two never overlap."""
+        x, y = xy
+        room = right - x
+        if winner:
+            self.text((right, y), "winner", size=12, colour=HIGHLIGHT, anchor="rm", bold=True)
+            room -= self.text_width("winner", 12, bold=True) + 8
+        self.text_fitted(xy, title, room, size=size, anchor="lm", **kw)
 
     def text_fitted(
         self, xy: tuple[float, float], s: str, width: int, size: int = 14, smallest: int = 11, **kw

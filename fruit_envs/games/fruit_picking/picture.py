@@ -252,9 +252,7 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     c.box((10, y, WIDTH - 10, y + ROW_H), fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if moving:
         c.marker((16, y + 16))
-    c.text_fitted((32, y + 16), P.seat_title(v, name), LEFT - 40, size=16, anchor="lm")
-    if v.get("winners") and name in v["winners"]:
-        c.text((LEFT - 6, y + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
+    c.seat_name((32, y + 16), P.seat_title(v, name), LEFT - 6, winner=name in (v.get("winners") or []))
     c.text((20, y + 44), f"{s['fruits']} fruits", size=20, anchor="lm")
     c.text((20, y + 70), "on market cards", size=12, colour=P.MUTED, anchor="lm")
     c.text((20, y + 92), f"storage: {s['storage']} seeds", size=12, colour=P.MUTED, anchor="lm")

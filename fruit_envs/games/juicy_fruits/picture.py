@@ -365,10 +365,8 @@ def _player(c: P.Canvas, box, k: int, name: str, s: dict, v: dict) -> None:
     c.box(box, fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if v["to_move"] == name:
         c.marker((x0 + 6, y0 + 16))
-    title = P.seat_title(v, name)
-    c.text_fitted((x0 + 22, y0 + 16), title, 160, size=15, colour=SEAT_COLOURS[k], anchor="lm")
-    if name in v.get("winners", []) and not v["solo"]:
-        c.text((x0 + 240, y0 + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
+    winner = name in v.get("winners", []) and not v["solo"]
+    c.seat_name((x0 + 22, y0 + 16), P.seat_title(v, name), x0 + 240, winner, size=15, colour=SEAT_COLOURS[k])
     # the island: columns a-e, rows 1-5
     ix, iy = x0 + 26, y0 + 44
     for q in range(G.SIZE):

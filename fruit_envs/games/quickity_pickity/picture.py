@@ -379,9 +379,7 @@ def _seat_row(c: P.Canvas, y: int, name: str, s: dict, v: dict) -> None:
     c.box((10, y, WIDTH - 10, y + ROW_H), fill=P.light(P.HIGHLIGHT, 0.88) if me else P.PANEL)
     if v["to_move"] == name:
         c.marker((16, y + 16))
-    c.text_fitted((32, y + 16), P.seat_title(v, name), LEFT - 40, size=16, anchor="lm")
-    if v.get("winners") and name in v["winners"]:
-        c.text((LEFT - 8, y + 16), "winner", size=12, colour=P.HIGHLIGHT, anchor="rm", bold=True)
+    c.seat_name((32, y + 16), P.seat_title(v, name), LEFT - 8, winner=name in (v.get("winners") or []))
     c.text((20, y + 42), f"cards won {s['cards_won']}/{v['rounds_to_win']}", size=16, anchor="lm", bold=True)
     c.text((20, y + 66), f"money this round {s['money']:+d}", size=13, anchor="lm")
     c.text((20, y + 88), f"phase: {s['phase']}", size=12, colour=P.MUTED, anchor="lm")
