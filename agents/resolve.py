@@ -5,7 +5,8 @@ Gymnasium's `opponent=` all read an agent through `resolve_agent`, so each takes
 
 * a built-in name: `random`, `greedy`, `search[:OPTIONS]`, `ppo-baseline[-sample]`, `ppo-baseline@N`,
   `ppo:PATH`, `ppo-sample:PATH`, `rllib:PATH`;
-* a model path: `PATH.zip` (a MaskablePPO model or policy file, played by its argmax like `ppo:PATH`);
+* a model path: `PATH.zip` (a MaskablePPO model or policy file) or `PATH.json` (a policy exported as data,
+  `agents.weights`), played by its argmax like `ppo:PATH`;
 * an import path: `module:attr` (`package.module:make`, attribute paths allowed) or `path/to/file.py:attr`,
   naming a factory `make(game_spec, config) -> agent`, an agent class built the same way, or an agent
   object with `act(obs, mask, rng)`.
@@ -42,16 +43,17 @@ AGENT_NAMES = (
     "ppo-sample:PATH",
     "rllib:PATH",
 )
-FORMS = "PATH.zip (a PPO model) or an import path module:make / path/to/file.py:make"
+MODEL_SUFFIXES = (".zip", ".json")  # a MaskablePPO file, or a policy exported as data (agents.weights)
+FORMS = "PATH.zip or PATH.json (a PPO model) or an import path module:make / path/to/file.py:make"
 AGENT_HELP = (
     "random, greedy, search[:OPTIONS] (e.g. search:rollouts=32,depth=8), ppo-baseline, ppo-baseline-sample, "
-    "ppo-baseline@N, ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, a model PATH.zip, or your own "
-    "agent as module:make or path/to/file.py:make (a factory make(game_spec, config) -> agent, imported from "
-    "the current folder first)"
+    "ppo-baseline@N, ppo:PATH (argmax), ppo-sample:PATH (sampled), rllib:PATH, a model PATH.zip or PATH.json, "
+    "or your own agent as module:make or path/to/file.py:make (a factory make(game_spec, config) -> agent, "
+    "imported from the current folder first)"
 )
 BUILTIN_PREFIXES = ("ppo:", "ppo-sample:", "search:", "rllib:")  # built-in names that carry a colon
 _PLAIN_NAMES = ("random", "greedy", "search", "ppo-baseline", "ppo-baseline-sample")
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 @dataclass(frozen=True)
@@ -73,11 +75,13 @@ def resolve_agent(name: str) -> AgentSource:
     text = name.strip()
     if text in _PLAIN_NAMES or text.startswith(BUILTIN_PREFIXES) or text.startswith("ppo-baseline@"):
         return AgentSource(text, "name", lambda spec, config: _builtin(text, spec, config))
-    if ":" not in text and not text.endswith(".zip"):
+    if ":" not in text and not text.endswith(MODEL_SUFFIXES):
         raise ValueError(f"unknown agent {text!r}; known agents are {list(AGENT_NAMES)}, or {FORMS}")
-    if text.endswith(".zip"):
+    if text.endswith(MODEL_SUFFIXES):
         if not Path(text).is_file():
-            raise ValueError(f"no PPO model at {text!r} (agent {text!r}: a path ending in .zip names a model file)")
+            raise ValueError(
+                f"no PPO model at {text!r} (agent {text!r}: a path ending in .zip or .json names a model file)"
+            )
         return AgentSource(text, "model", lambda spec, config: _builtin(f"ppo:{text}", spec, config))
     return _imported(text)
 
@@ -138,14 +142,14 @@ def _builtin(name: str, spec: GameSpec, config: Config) -> Any:
 def _imported(text: str) -> AgentSource:
     """`module:attr` or `file.py:attr`: the module imported now, from the current folder first."""
     target, _, attr = text.rpartition(":")
-    if not target or not _DOTTED.fullmatch(attr):
+    if not target or not DOTTED.fullmatch(attr):
         raise ValueError(
             f"agent {text!r} is neither a known agent ({', '.join(AGENT_NAMES)}) nor an import path "
             f"module:attr / path/to/file.py:attr"
         )
     if target.endswith(".py"):
         module = _import_file(text, Path(target))
-    elif _DOTTED.fullmatch(target):
+    elif DOTTED.fullmatch(target):
         module = _import_module(text, target, Path.cwd())
     else:
         raise ValueError(
@@ -199,7 +203,7 @@ def _import_file(text: str, path: Path) -> Any:
     if not path.is_file():
         raise ValueError(f"agent {text!r}: no Python file at {str(path)!r} (from {Path.cwd()})")
     module_name = path.stem
-    if not _DOTTED.fullmatch(module_name) or "." in module_name:
+    if not DOTTED.fullmatch(module_name) or "." in module_name:
         raise ValueError(f"agent {text!r}: {path.name} cannot be imported: its name is not a Python identifier")
     module = _import_module(text, module_name, path.parent)
     loaded = getattr(module, "__file__", None)

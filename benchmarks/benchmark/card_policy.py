@@ -122,12 +122,13 @@ def own_factory(card: dict, proto: Protocol) -> PolicySource | None:
     """A card's `module:make` whose module's file lies in the current folder (yours: where you run verify, as the
     benchmark found it) with the card's policy hash, built as the benchmark built it; None otherwise. Never a
     path the card names, never a module outside this folder, and nothing is imported before the hash matches."""
-    from fruit_envs.benchmarks.benchmark.policies import _DOTTED, module_file
+    from fruit_envs.agents.resolve import DOTTED
+    from fruit_envs.benchmarks.benchmark.policies import module_file
 
     stated = card["policy"]
     label, digest = stated["label"], stated.get("sha256")
     target, _, attr = label.rpartition(":")
-    if not isinstance(digest, str) or not _DOTTED.fullmatch(target) or not _DOTTED.fullmatch(attr):
+    if not isinstance(digest, str) or not DOTTED.fullmatch(target) or not DOTTED.fullmatch(attr):
         return None
     found = module_file(target)
     here = Path.cwd().resolve()

@@ -4,7 +4,6 @@ log its actions and stop a cell at its first fault."""
 from __future__ import annotations
 
 import pickle
-import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.agents import AGENT_NAMES, make_agent, resolve_agent, state_kwargs
-from fruit_envs.agents.resolve import factory_builder
+from fruit_envs.agents.resolve import DOTTED, factory_builder
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.protocol import Protocol
 from fruit_envs.core import record as frecord
@@ -63,9 +62,6 @@ class PolicySource:
         return traveller
 
 
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
 def module_file(name: str) -> str | None:
     """The source file an import of module `name` would run, found without importing it or any parent package:
     the top-level name in the current folder (where `resolve_agent` looks first) or through the import system's
@@ -74,7 +70,7 @@ def module_file(name: str) -> str | None:
     import importlib.machinery
     import os
 
-    if not _DOTTED.fullmatch(name):
+    if not DOTTED.fullmatch(name):
         return None
     parts = name.split(".")
     found = importlib.machinery.PathFinder.find_spec(parts[0], [os.getcwd()]) or _find(parts[0], None)
@@ -167,12 +163,6 @@ def resolve_policy(policy: Any, protocol: Protocol | None = None) -> PolicySourc
             return PolicySource(
                 text, "reference", lambda spec, config: make_agent(agents[spec.id], spec, config), text=text
             )
-        if text.endswith(".json") and ":" not in text:  # a policy exported as data (agents.weights): a model
-            if not Path(text).is_file():
-                raise BenchmarkError(
-                    f"policy {text!r}: no model file there (a path ending in .json names a model.json)"
-                )
-            return PolicySource(text, "model", resolve_agent(f"ppo:{text}").build, text=text)
         try:
             source = resolve_agent(text)
         except ValueError as error:
