@@ -71,8 +71,9 @@ def verify_main(argv: list[str]) -> int:
         "card's hash",
     )  # fmt: skip
     parser.add_argument(
-        "--sample-seed", type=non_negative_int, default=None, metavar="S",
-        help="seed of the games drawn (default: a fresh one, printed, so a run can be repeated)",
+        "--sample-seed", "--seed", type=non_negative_int, default=None, metavar="S", dest="sample_seed",
+        help="seed of the games drawn (default: a fresh one, printed, so a run can be repeated; --seed is the "
+        "older spelling)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     from fruit_envs.core.threads import limit_threads
