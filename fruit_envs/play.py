@@ -35,6 +35,7 @@ import numpy as np
 import fruit_envs  # noqa: F401  (registers the games)
 from fruit_envs._cli import non_negative_int, positive_int, prog
 from fruit_envs.agents import AGENT_HELP
+from fruit_envs.agents.arena import AgentFault
 from fruit_envs.agents.base import explain
 from fruit_envs.core import narration, validate
 from fruit_envs.core import picture as fpicture
@@ -59,11 +60,6 @@ class Quit(Exception):
     @property
     def chosen(self) -> bool:
         return self.args[:1] == ("quit",)
-
-
-class AgentFault(Exception):
-    """An agent raised or chose an illegal action: the message names it, the game, the seat, the step and the
-    legal actions; the game so far is saved."""
 
 
 def parse_option(text: str) -> tuple[str, object]:
