@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from fruit_envs.core.spec import Config, GameSpec, get_spec
+from fruit_envs.core.validate import quoted
 
 SHIPPED = ("random", "greedy", "search", "ppo-baseline", "ppo-baseline-sample")
 SHIPPED_FORMS = "random, greedy, ppo-baseline, ppo-baseline-sample, ppo-baseline@N, search, search:OPTIONS"
@@ -26,12 +27,17 @@ class NotShipped(ValueError):
     """A label data asked for that is not a shipped agent within its bounds; the message says what is allowed."""
 
 
+class OutOfBounds(NotShipped):
+    """A search whose options are malformed or over the budget: refused whoever asks (only a search over the
+    user's own network is refused as `NotShipped` alone, since the user may name that themselves)."""
+
+
 def check_shipped(label: Any, spec: GameSpec | str | None = None, budget: int = SEARCH_BUDGET) -> str:
     """`label` stripped, where it names a shipped agent with options inside their bounds (for `spec`'s game:
     its search defaults and its longest play); a `NotShipped` naming what was wrong and what is allowed
     otherwise. Reads no file and imports no one's module."""
     if not isinstance(label, str) or not label.strip():
-        raise NotShipped(f"an agent must be named by text, one of {SHIPPED_FORMS}; got {_shown(label)}")
+        raise NotShipped(f"an agent must be named by text, one of {SHIPPED_FORMS}; got {quoted(label)}")
     text = label.strip()
     if len(text) > _LABEL_LIMIT:
         raise NotShipped(f"agent name of {len(text)} characters: the shipped agents ({SHIPPED_FORMS}) are shorter")
@@ -39,7 +45,7 @@ def check_shipped(label: Any, spec: GameSpec | str | None = None, budget: int = 
         return text
     if not text.startswith("search:"):
         raise NotShipped(
-            f"{_shown(text)} is not a shipped agent; only {SHIPPED_FORMS} are built from a record, a card or a "
+            f"{quoted(text)} is not a shipped agent; only {SHIPPED_FORMS} are built from a record, a card or a "
             "request (no model file or module they name is loaded)"
         )
     from fruit_envs.agents.search import parse_options
@@ -48,23 +54,23 @@ def check_shipped(label: Any, spec: GameSpec | str | None = None, budget: int = 
     try:
         options = parse_options(text[len("search:") :], game)
     except ValueError as error:
-        raise NotShipped(f"agent {_shown(text)}: {error}") from None
-    for key in ("policy", "prior", "value"):
-        value = getattr(options, key)
-        if value and value not in ("greedy", "random", "ppo-baseline") and not _VERSION.fullmatch(value):
-            raise NotShipped(
-                f"agent {_shown(text)}: search option {key}={value!r} names a file; from a record, a card or a "
-                "request search takes only greedy, random, ppo-baseline or ppo-baseline@N"
-            )
+        raise OutOfBounds(f"agent {quoted(text)}: {error}") from None
     longest = 1000 if spec is None else get_spec(spec).rules.max_game_length(get_spec(spec).make_config())
     depth = longest if options.depth is None else min(options.depth, longest)
     work = options.rollouts * max(depth, 1)
     if work > budget or options.determinizations > options.rollouts * 4 or options.width > 4096:
-        raise NotShipped(
-            f"agent {_shown(text)}: a budget of {options.rollouts} rollouts x {depth} decisions = {work} rollout "
+        raise OutOfBounds(
+            f"agent {quoted(text)}: a budget of {options.rollouts} rollouts x {depth} decisions = {work} rollout "
             f"decisions per decision is over this server's or file's limit of {budget} (rollouts times depth; "
             "depth=end counts as the game's longest play)"
         )
+    for key in ("policy", "prior", "value"):
+        value = getattr(options, key)
+        if value and value not in ("greedy", "random", "ppo-baseline") and not _VERSION.fullmatch(value):
+            raise NotShipped(
+                f"agent {quoted(text)}: search option {key}={value!r} names a file; from a record, a card or a "
+                "request search takes only greedy, random, ppo-baseline or ppo-baseline@N"
+            )
     return text
 
 
@@ -82,8 +88,3 @@ def is_shipped(label: Any, spec: GameSpec | str | None = None, budget: int = SEA
     except NotShipped:
         return False
     return True
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from functools import cache
@@ -23,6 +22,7 @@ import numpy as np
 
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.reports import _json_default
+from fruit_envs.core.validate import is_number, quoted
 
 SCHEMA = "fruit_envs.result_card"
 SCHEMA_VERSION = 1
@@ -289,7 +289,7 @@ def load_card(path: str | Path) -> dict:
         raise BenchmarkError(f"{path} is not a result card (its 'schema' is not {SCHEMA!r})")
     if card.get("schema_version") != SCHEMA_VERSION or isinstance(card.get("schema_version"), bool):
         raise BenchmarkError(
-            f"{path}: card schema version {_shown(card.get('schema_version'))}; this fruit_envs reads version "
+            f"{path}: card schema version {quoted(card.get('schema_version'))}; this fruit_envs reads version "
             f"{SCHEMA_VERSION}"
         )
     _fields(card, _REQUIRED, str(path))
@@ -297,7 +297,7 @@ def load_card(path: str | Path) -> dict:
     for i, cell in enumerate(card["cells"]):
         if not isinstance(cell, dict):
             raise BenchmarkError(f"{path}: cells[{i}] is not an object")
-        where = f"{path}: cell {_shown(cell.get('id', i))}"
+        where = f"{path}: cell {quoted(cell.get('id', i))}"
         _fields(cell, _CELL_REQUIRED, where)
         _check_cell_types(cell, where)
     return card
@@ -312,16 +312,6 @@ def _fields(d: dict, required: dict, where: str) -> None:
             raise BenchmarkError(f"{where}: field {name!r} must be {kind.__name__}, got {type(value).__name__}")
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def is_number(value: Any) -> bool:
-    """An int or a finite float (not a bool, not text): what a card's numbers must be."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _numbers(d: Any, where: str, keys: tuple | None = None) -> None:
     """Every value of `d` (or those of `keys` present) a number or null."""
     if not isinstance(d, dict):
@@ -329,7 +319,7 @@ def _numbers(d: Any, where: str, keys: tuple | None = None) -> None:
     for key in keys if keys is not None else tuple(d):
         value = d.get(key)
         if value is not None and not is_number(value):
-            raise BenchmarkError(f"{where}: {key} must be a number or null, got {_shown(value)}")
+            raise BenchmarkError(f"{where}: {key} must be a number or null, got {quoted(value)}")
 
 
 def _check_card(card: dict, where: str) -> None:
@@ -341,7 +331,7 @@ def _check_card(card: dict, where: str) -> None:
     if len(card["cells"]) > CELLS_LIMIT:
         raise BenchmarkError(f"{where}: {len(card['cells'])} cells, more than any suite's ({CELLS_LIMIT} at most)")
     if card["status"] not in STATUSES:
-        raise BenchmarkError(f"{where}: status must be one of {list(STATUSES)}, got {_shown(card['status'])}")
+        raise BenchmarkError(f"{where}: status must be one of {list(STATUSES)}, got {quoted(card['status'])}")
     if not all(isinstance(d, str) for d in card["deviations"]):
         raise BenchmarkError(f"{where}: deviations must be a list of text")
     policy = card["policy"]
@@ -367,7 +357,7 @@ def _check_card(card: dict, where: str) -> None:
     for key in ("workers", "cores"):
         value = card["compute"].get(key)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            raise BenchmarkError(f"{where}: compute {key} must be an integer or null, got {_shown(value)}")
+            raise BenchmarkError(f"{where}: compute {key} must be an integer or null, got {quoted(value)}")
     code = card.get("code")
     if code is not None and not (isinstance(code, dict) and isinstance(code.get("commit", ""), (str, type(None)))):
         raise BenchmarkError(f"{where}: code must be null or an object whose commit is text")
@@ -387,7 +377,7 @@ def _check_bounds(bound: Any, where: str) -> None:
         _fields(group, {"game": str, "players": int}, f"{where}: groups[{i}]")
         for key in ("sum", "sum_low", "sum_high"):
             if not is_number(group.get(key)):
-                raise BenchmarkError(f"{where}: groups[{i}]: {key} must be a number, got {_shown(group.get(key))}")
+                raise BenchmarkError(f"{where}: groups[{i}]: {key} must be a number, got {quoted(group.get(key))}")
 
 
 def _check_cell_types(cell: dict, where: str) -> None:
@@ -398,11 +388,11 @@ def _check_cell_types(cell: dict, where: str) -> None:
     try:
         spec = get_spec(cell["game"])
     except (KeyError, ValueError, TypeError):
-        raise BenchmarkError(f"{where}: game {_shown(cell['game'])} is not a game of this fruit_envs") from None
+        raise BenchmarkError(f"{where}: game {quoted(cell['game'])} is not a game of this fruit_envs") from None
     p = cell["players"]
     if p not in spec.player_counts:
         raise BenchmarkError(
-            f"{where}: players {_shown(p)} is not a player count of {spec.id} ({list(spec.player_counts)})"
+            f"{where}: players {quoted(p)} is not a player count of {spec.id} ({list(spec.player_counts)})"
         )
     for key in ("reference", "reference_agent"):
         if cell.get(key) is not None and not isinstance(cell[key], str):
@@ -419,11 +409,11 @@ def _check_cell_types(cell: dict, where: str) -> None:
             raise BenchmarkError(f"{where}: {key} must be 64 lowercase hex digits")
     for g, row in enumerate(cell["scores"]):
         if not (isinstance(row, list) and len(row) == p and all(is_number(s) for s in row)):
-            raise BenchmarkError(f"{where}: scores of game {g} must be {p} numbers, got {_shown(row)}")
+            raise BenchmarkError(f"{where}: scores of game {g} must be {p} numbers, got {quoted(row)}")
     winners = re.compile(f"[01]{{{p}}}")
     for g, row in enumerate(cell["winners"]):
         if not (isinstance(row, str) and winners.fullmatch(row)):
-            raise BenchmarkError(f"{where}: winners of game {g} must be {p} letters 0 or 1, got {_shown(row)}")
+            raise BenchmarkError(f"{where}: winners of game {g} must be {p} letters 0 or 1, got {quoted(row)}")
     truncated = cell["truncated"]
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < n for t in truncated) or sorted(
         set(truncated)

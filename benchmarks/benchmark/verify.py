@@ -42,6 +42,7 @@ from fruit_envs.benchmarks.benchmark.play import cell_numbers
 from fruit_envs.benchmarks.benchmark.protocol import Protocol, cell_keys, load_protocol, per_seat, run_deviations
 from fruit_envs.benchmarks.benchmark.ratings import aggregate, rate_groups
 from fruit_envs.benchmarks.benchmark.rules_replay import SHOWN, check_card_games
+from fruit_envs.core.validate import quoted
 
 VERIFY_TOLERANCE = 1e-9  # relative, for recomputed floating-point numbers (the same code gives the same bits)
 CLAIMED = {  # the card's fields verify cannot check, and why: shown as claimed wherever they are shown
@@ -141,7 +142,7 @@ def card_protocol(card: dict) -> Protocol:
 
         known = sorted(p.stem.removeprefix("protocol_v") for p in HERE.glob("protocol_v*.yaml"))
         raise BenchmarkError(
-            f"the card was made under protocol version {rc._shown(version)}; this fruit_envs knows protocol "
+            f"the card was made under protocol version {quoted(version)}; this fruit_envs knows protocol "
             f"version{'s' * (len(known) > 1)} {', '.join(known)}"
         ) from None
 
@@ -156,7 +157,7 @@ def _check_protocol(card: dict, proto: Protocol, problems: list, checked: list, 
         want = f"{game}_v{version}"
         if card["environments"].get(game) != want:
             problems.append(
-                f"environment of {game}: the card says {rc._shown(card['environments'].get(game))}, "
+                f"environment of {game}: the card says {quoted(card['environments'].get(game))}, "
                 f"protocol v{proto.version} pins {want!r}"
             )
     played = {c["game"] for c in card["cells"]}
@@ -169,7 +170,7 @@ def _check_protocol(card: dict, proto: Protocol, problems: list, checked: list, 
     if rules:
         for game, digest in sorted(stated.items()):
             if game not in proto.environments:
-                problems.append(f"rules digest of {rc._shown(game)}: not a game of protocol v{proto.version}")
+                problems.append(f"rules digest of {quoted(game)}: not a game of protocol v{proto.version}")
             elif rc.rules_digest(game) != digest:
                 problems.append(
                     f"rules of {game}: the installed rules' digest {rc.rules_digest(game)[:12]} is not the card's "
@@ -180,7 +181,7 @@ def _check_protocol(card: dict, proto: Protocol, problems: list, checked: list, 
         checked.append("the rules' digests name every game played (not recomputed here)")
     if card["suite"] not in proto.suites:
         problems.append(
-            f"suite {rc._shown(card['suite'])} is not a suite of protocol v{proto.version} ({list(proto.suites)})"
+            f"suite {quoted(card['suite'])} is not a suite of protocol v{proto.version} ({list(proto.suites)})"
         )
         return
     _check_deviations(card, proto, problems)
@@ -196,7 +197,7 @@ def _check_deviations(card: dict, proto: Protocol, problems: list) -> None:
     suite = card["suite"]
     unknown = [r for r in card["references"] if r not in proto.references]
     if unknown:
-        problems.append(f"references {rc._shown(unknown)}: not references of protocol v{proto.version}")
+        problems.append(f"references {quoted(unknown)}: not references of protocol v{proto.version}")
     references = [r for r in proto.references if r in card["references"]]
     for name in references:
         if card["references"][name] != proto.references[name]:
@@ -240,7 +241,7 @@ def _check_cell(card: dict, cell: dict, problems: list) -> dict | None:
     """One cell's games against its digests, root and numbers; its raw arrays for the ratings (None: unusable)."""
     name, game, p, ref = cell["id"], cell["game"], cell["players"], cell.get("reference")
     if name != rc.cell_id(game, p, ref):
-        problems.append(f"cell {rc._shown(name)}: its id is not that of {game} {p}p against {rc._shown(ref)}")
+        problems.append(f"cell {quoted(name)}: its id is not that of {game} {p}p against {quoted(ref)}")
     if (ref is None) != (p == 1):
         problems.append(f"cell {name}: a cell has a reference exactly when it has more than one player")
         return None
@@ -289,7 +290,7 @@ def _check_ratings(card: dict, proto: Protocol, raws: dict, problems: list) -> N
                     f"its games give {group.get(key)!r}"
                 )
     for game, players in list(stated)[:4]:
-        problems.append(f"group {rc._shown(game)} {players}p: rated on the card, with no cells of its own")
+        problems.append(f"group {quoted(game)} {players}p: rated on the card, with no cells of its own")
     whole = aggregate(groups)
     stated_aggregate = card.get("aggregate") or {}
     for key in rc.AGGREGATE_FIELDS:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -203,11 +202,11 @@ def _decisions(d: dict, where: str) -> list | None:
         good = (
             isinstance(item, dict)
             and item.get("kind") in DECISION_KINDS
-            and (item.get("value") is None or _finite(item["value"]))
+            and (item.get("value") is None or validate.is_number(item["value"]))
             and isinstance(rows, list)
             and all(
                 isinstance(r, list) and len(r) == 2 and validate.is_int(r[0])
-                and (r[1] is None or _finite(r[1]))
+                and (r[1] is None or validate.is_number(r[1]))
                 for r in rows
             )
         )  # fmt: skip
@@ -217,11 +216,6 @@ def _decisions(d: dict, where: str) -> list | None:
                 f"finite number or null, 'actions': [[action, finite number or null], ...]}}, got {str(item)[:200]}"
             )
     return items
-
-
-def _finite(x: Any) -> bool:
-    """A JSON number that is one (JSON has no NaN or Infinity, though Python's reader takes them)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _outcome(d: dict, where: str) -> dict | None:

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,18 @@ def is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def is_number(value: Any) -> bool:
+    """An int or a finite float, not a bool and not text: what a JSON number read from data may be (Python's
+    reader takes NaN and Infinity, which JSON has not)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def quoted(value: Any) -> str:
+    """`value` as a message quotes it: its repr, cut at 60 characters (data may hold anything, of any length)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def action_rule(num_actions: int) -> str:
     return f"an action is an integer 0..{num_actions - 1} (a Python int or numpy integer; not a bool, float or str)"
 
@@ -44,8 +57,7 @@ def action_rule(num_actions: int) -> str:
 def _shown(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"array of dtype {value.dtype} and shape {value.shape}"
-    text = repr(value)
-    return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
+    return f"{quoted(value)} ({type(value).__name__})"
 
 
 def as_action(action: Any, num_actions: int | None, where: str = "action") -> int:

@@ -40,8 +40,9 @@ from starlette.staticfiles import StaticFiles
 
 from fruit_envs.agents.shipped import SEARCH_BUDGET, SHIPPED
 from fruit_envs.core.threads import usable_cores
+from fruit_envs.core.validate import quoted
 from fruit_envs.web.guard import LOOPBACK_NAMES, Guard, LaunchKey, Refused, read_json
-from fruit_envs.web.sessions import HUMAN, Games, Replays, Seating, WebError, WebGame, catalogue, shown
+from fruit_envs.web.sessions import HUMAN, Games, Replays, Seating, WebError, WebGame, catalogue
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOCK_POLL_S = 0.005  # how often a request waiting for a busy game looks again (it holds no thread meanwhile)
@@ -279,11 +280,11 @@ def _step_and_seat(request: Request) -> tuple[int, int | None]:
     try:
         step = int(query.get("step", "0"))
     except ValueError:
-        raise WebError(f"step must be an integer, got {shown(query.get('step'))}") from None
+        raise WebError(f"step must be an integer, got {quoted(query.get('step'))}") from None
     seat: Any = query.get("seat", "referee")
     if seat == "referee":
         return step, None
     try:
         return step, int(seat)
     except ValueError:
-        raise WebError(f"seat must be 'referee' or a seat number, got {shown(seat)}") from None
+        raise WebError(f"seat must be 'referee' or a seat number, got {quoted(seat)}") from None

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from fruit_envs.web.sessions import shown
+from fruit_envs.core.validate import quoted
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -96,7 +96,7 @@ class Guard:
         name = host if host.endswith("]") else host.rsplit(":", 1)[0]  # a bare entry takes any port
         if host not in self.hosts and name not in self.hosts:
             raise Refused(
-                f"this server answers only to its own names ({self.shown}), not Host {shown(host)}: open it by "
+                f"this server answers only to its own names ({self.shown}), not Host {quoted(host)}: open it by "
                 "the link it printed at launch",
                 403,
             )
@@ -104,13 +104,13 @@ class Guard:
             return
         origin = request.headers.get("origin")
         if origin is not None and origin.lower() not in (f"http://{host}", f"https://{host}"):
-            raise Refused(f"a request from another site ({shown(origin)}) may not change anything here", 403)
+            raise Refused(f"a request from another site ({quoted(origin)}) may not change anything here", 403)
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
-            raise Refused(f"send the request body as JSON with Content-Type: application/json, not {shown(kind)}", 415)
+            raise Refused(f"send the request body as JSON with Content-Type: application/json, not {quoted(kind)}", 415)
         size = request.headers.get("content-length")
         if size is not None and (not size.isdigit() or int(size) > BODY_LIMIT):
-            raise Refused(f"a request body may hold at most {BODY_LIMIT} bytes, this one says {shown(size)}", 413)
+            raise Refused(f"a request body may hold at most {BODY_LIMIT} bytes, this one says {quoted(size)}", 413)
 
 
 def secured(send):

@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from fruit_envs.agents.base import explain
-from fruit_envs.agents.shipped import SEARCH_BUDGET, NotShipped, check_shipped
+from fruit_envs.agents.shipped import SEARCH_BUDGET, NotShipped, OutOfBounds, check_shipped
 from fruit_envs.core import picture as fpicture
 from fruit_envs.core import record as frecord
 from fruit_envs.core import rng as frng
 from fruit_envs.core.rules_api import action_names
 from fruit_envs.core.spec import get_spec, registered_games
+from fruit_envs.core.validate import quoted
 
 HUMAN = "human"
 PLAYED_HERE = "played here"  # the source the replay viewer names for a game finished in the app
@@ -71,10 +72,9 @@ def seat_agent(k: int, label: str, spec: Any, config: Any, seating: Seating) -> 
     budget = sys.maxsize if seating.budget is None else seating.budget
     try:
         shipped = check_shipped(label, spec, budget)
+    except OutOfBounds as refusal:  # a search malformed or over the budget: no key changes that
+        raise WebError(f"seat {k}: {refusal}") from None
     except NotShipped as refusal:
-        bounded = _within_budget(label, spec, budget)
-        if bounded is not None:  # a search over too many rollouts: no key changes that
-            raise WebError(f"seat {k}: {bounded}") from None
         if not seating.own:
             raise WebError(f"seat {k}: {refusal}; {seating.refusal}") from None
         return _own_agent(k, label, spec, config)
@@ -82,25 +82,6 @@ def seat_agent(k: int, label: str, spec: Any, config: Any, seating: Seating) -> 
         return make_agent(shipped, spec, config)
     except (ValueError, OSError) as error:
         raise WebError(f"seat {k}: {error}") from None
-
-
-def _within_budget(label: str, spec: Any, budget: int) -> str | None:
-    """For a `search:` label, `check_shipped`'s refusal of the same search with its networks read as the shipped
-    ones (its bounds on rollouts, depth and width do not depend on them); None where that passes or `label` is
-    not a search."""
-    if not label.startswith("search:"):
-        return None
-    items = []
-    for item in label[len("search:") :].split(","):
-        key, sep, value = item.partition("=")
-        if key.strip() in ("policy", "prior", "value") and value.strip().startswith("ppo:"):
-            value = "ppo-baseline"
-        items.append(f"{key}{sep}{value}")
-    try:
-        check_shipped("search:" + ",".join(items), spec, budget)
-    except NotShipped as error:
-        return str(error)
-    return None
 
 
 def _own_agent(k: int, label: str, spec: Any, config: Any) -> Any:
@@ -185,7 +166,7 @@ class WebGame:
         except (KeyError, ValueError) as error:
             raise WebError(str(error).strip("'\"")) from None
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise WebError(f"seed must be a non-negative integer, got {shown(seed)}")
+            raise WebError(f"seed must be a non-negative integer, got {quoted(seed)}")
         if options is not None and not isinstance(options, dict):
             raise WebError("options must be an object of option name to value")
         try:
@@ -220,7 +201,7 @@ class WebGame:
         record = entry.replay.record
         p = int(record.config["num_players"])
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < p:
-            raise WebError(f"seat must be a seat number in 0..{p - 1}, got {shown(seat)}")
+            raise WebError(f"seat must be a seat number in 0..{p - 1}, got {quoted(seat)}")
         state = entry._state(step)
         if bool(state.done[0]):
             raise WebError("the game is over at that step: pick an earlier one")
@@ -316,7 +297,7 @@ class WebGame:
         if self._to_move() != seat:
             raise WebError("it is not your turn", 409)
         if not isinstance(action, int) or isinstance(action, bool):
-            raise WebError(f"action must be an integer action id, got {shown(action)}")
+            raise WebError(f"action must be an integer action id, got {quoted(action)}")
         mask = self.spec.rules.legal_mask(self.state, seat)[0]
         if not 0 <= action < len(mask) or not mask[action]:
             names = action_names(self.spec, self.config)
@@ -588,11 +569,11 @@ class ReplayEntry:
     def _check_seat(self, seat: Any) -> None:
         p = int(self.replay.record.config["num_players"])
         if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < p):
-            raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {shown(seat)}")
+            raise WebError(f"seat must be 'referee' or 0..{p - 1}, got {quoted(seat)}")
 
     def _state(self, t: Any):
         if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t < len(self.replay.states):
-            raise WebError(f"step must be an integer in 0..{len(self.replay.states) - 1}, got {shown(t)}")
+            raise WebError(f"step must be an integer in 0..{len(self.replay.states) - 1}, got {quoted(t)}")
         return self.replay.states[t]
 
 
@@ -682,9 +663,3 @@ class Replays(_Kept):
         super()._sweep()
         for gone in before - set(self._items):
             self.pictures.drop(gone)
-
-
-def shown(value: Any) -> str:
-    """`value` as a message quotes it: its repr, cut at 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
