@@ -169,6 +169,8 @@ def test_the_command_line_prints_the_sample_seed_and_repeats_it(runs, capsys):
     )
     assert bm.main(["verify", str(runs["coin"]), "--sample", "3", "--sample-seed", str(seed)]) == 0
     assert f"sample seed {seed}:" in capsys.readouterr().out
+    assert bm.main(["verify", str(runs["coin"]), "--sample", "3", "--seed", str(seed)]) == 0  # the older spelling
+    assert f"sample seed {seed}:" in capsys.readouterr().out
 
 
 def test_a_card_without_its_games_fails_as_unbound(runs, tmp_path, capsys):

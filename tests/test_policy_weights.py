@@ -38,6 +38,8 @@ def test_an_exported_policy_plays_as_its_zip_to_the_bit(exported):
     spec, config, obs, mask = _batch("cherry_picking", 2)
     original, loaded = make_agent(f"ppo:{zip_path}", spec, config), make_agent(f"ppo:{json_path}", spec, config)
     assert np.array_equal(original.scores(obs, mask), loaded.scores(obs, mask))
+    bare = make_agent(str(json_path), spec, config)  # a model path, as PATH.zip is
+    assert np.array_equal(bare.scores(obs, mask), loaded.scores(obs, mask))
     assert np.array_equal(original.values(obs), loaded.values(obs))
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
     sampled = make_agent(f"ppo-sample:{json_path}", spec, config)

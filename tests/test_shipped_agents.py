@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import fruit_envs  # noqa: F401  (registers the games)
-from fruit_envs.agents.shipped import SEARCH_BUDGET, NotShipped, check_shipped, is_shipped, make_shipped
+from fruit_envs.agents.shipped import SEARCH_BUDGET, NotShipped, OutOfBounds, check_shipped, is_shipped, make_shipped
 from fruit_envs.core.spec import get_spec
 
 
@@ -74,3 +74,15 @@ def test_make_shipped_builds_the_agent():
     assert hasattr(agent, "act")
     with pytest.raises(NotShipped):
         make_shipped("fruit_envs.agents.random:RandomAgent", spec, spec.make_config(2))
+
+
+def test_a_search_out_of_bounds_is_refused_as_such_whatever_its_networks():
+    """Malformed or over the budget is `OutOfBounds` even where a network names a file (which the user may name
+    themselves): no launch key or trust changes a budget."""
+    with pytest.raises(OutOfBounds, match="over this server's or file's limit"):
+        check_shipped("search:policy=ppo:/tmp/model.zip,rollouts=1000000", "cherry_picking")
+    with pytest.raises(OutOfBounds, match="search option"):
+        check_shipped("search:colour=blue,policy=ppo:/tmp/model.zip", "cherry_picking")
+    with pytest.raises(NotShipped) as refused:
+        check_shipped("search:policy=ppo:/tmp/model.zip", "cherry_picking")
+    assert not isinstance(refused.value, OutOfBounds)
