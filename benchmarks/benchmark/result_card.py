@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from fruit_envs.agents.weights import sha256_file as file_sha256
 from fruit_envs.benchmarks.benchmark.errors import BenchmarkError
 from fruit_envs.benchmarks.benchmark.reports import _json_default
 from fruit_envs.core.validate import is_number, quoted
@@ -121,10 +122,6 @@ def rules_digest(game: str) -> str:
         for name in sorted(recorded):
             h.update(name.encode() + np.ascontiguousarray(recorded[name]).tobytes())
     return h.hexdigest()
-
-
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def policy_files(label: str, kind: str, groups: list[tuple[str, int]]) -> dict[str, str]:
